@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdma-rwx: the kernel module is described by Kbuild; this Makefile is the
+# front door for people and CI.
+#
+#   make              build the module against KDIR
+#   make demo         the main job: the engine moving data in a QEMU guest
+#   make check        every test suite; ends with "N passed, N failed, N skipped"
+#   make deps         install build and test dependencies from Debian's archive
+
+# Default KDIR: the running kernel's headers when installed, else the newest
+# installed Debian 6.12 headers.
+KDIR ?= $(firstword \
+	$(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1))
+
+.PHONY: all modules clean deps check demo kdir-check
+
+all: modules
+
+kdir-check:
+	@if [ -z "$(KDIR)" ] || [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "No kernel build tree found: install linux-headers-$$(uname -r)," \
+		     "or Debian's 6.12 headers (make deps), or pass KDIR=/path/to/build." >&2; \
+		exit 1; \
+	fi
+
+modules: kdir-check
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	@if [ -n "$(KDIR)" ] && [ -f "$(KDIR)/Makefile" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf build
+
+deps:
+	bash tools/deps.sh
+
+check:
+	bash tools/check.sh
+
+demo:
+	bash tools/demo.sh

@@ -1,0 +1,32 @@
+#!/bin/bash
+# PID 1 inside the QEMU guest, after the initramfs switched root to the
+# host's read-only / .  Sets up a writable scratch space, runs the script
+# named in the run's env.sh, reports its exit status and powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp
+
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /var/tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mkdir -p /dev/pts /dev/shm /tmp/out
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+ip link set lo up
+
+export RWX_OUT=/tmp/out
+rc=125
+if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout "$RWX_OUT"; then
+	# shellcheck disable=SC1091
+	. "$RWX_OUT/env.sh"
+	echo "rwx-guest: $(uname -r) running $RWX_SCRIPT"
+	bash "$RWX_SCRIPT"
+	rc=$?
+	sync
+	umount "$RWX_OUT"
+else
+	echo "rwx-guest: cannot mount the output share"
+fi
+echo "RWX-GUEST-EXIT: $rc"
+echo o > /proc/sysrq-trigger
+sleep 60

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Build a tiny initramfs: busybox plus, for a kernel whose 9p support is
+# modular (Debian's), the modules needed to mount the host root over 9p.
+# Its /init mounts the host's / read-only and switch_roots into it to run
+# tools/qemu/guest-init.sh (named by rwx_init= on the kernel command line).
+#
+# usage: mkinitramfs.sh OUTPUT [KERNEL_RELEASE]
+#   KERNEL_RELEASE: take the 9p modules from /lib/modules/KERNEL_RELEASE;
+#                   leave it out for a kernel with 9p built in.
+set -euo pipefail
+
+out=$1
+release=${2:-}
+busybox=/bin/busybox
+[ -x "$busybox" ] || { echo "mkinitramfs: busybox-static is not installed" >&2; exit 1; }
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,dev,proc,sys,newroot,lib/modules}
+cp "$busybox" "$root/bin/busybox"
+
+: > "$root/lib/modules/load.order"
+if [ -n "$release" ]; then
+	# modprobe resolves the dependency order; copy each module uncompressed
+	# so that busybox's insmod needs no decompressor.
+	for mod in 9pnet_virtio 9p; do
+		modprobe -S "$release" --show-depends "$mod"
+	done | awk '$1 == "insmod" {print $2}' | while read -r ko; do
+		name=$(basename "$ko"); name=${name%.xz}; name=${name%.zst}
+		[ -f "$root/lib/modules/$name" ] && continue
+		case "$ko" in
+		*.xz) xz -dc "$ko" > "$root/lib/modules/$name" ;;
+		*.zst) zstd -qdc "$ko" > "$root/lib/modules/$name" ;;
+		*) cp "$ko" "$root/lib/modules/$name" ;;
+		esac
+		echo "$name" >> "$root/lib/modules/load.order"
+	done
+	[ -s "$root/lib/modules/load.order" ] ||
+		{ echo "mkinitramfs: no 9p modules found for $release" >&2; exit 1; }
+fi
+
+cat > "$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in $(cat /lib/modules/load.order); do
+	insmod /lib/modules/$m || echo "initramfs: insmod $m failed"
+done
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose \
+		hostroot /newroot; then
+	echo "initramfs: cannot mount the host root over 9p"
+	echo o > /proc/sysrq-trigger
+	sleep 60
+fi
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot /bin/bash "$rwx_init"
+INIT
+chmod +x "$root/init"
+
+mkdir -p "$(dirname "$out")"
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Boot a kernel under QEMU (TCG) with the host's root shared read-only,
+# run one script in the guest and return its exit status.
+#
+# usage: run-vm.sh -k BZIMAGE -i INITRAMFS -s SCRIPT -o OUTDIR
+#                  [-t TIMEOUT_S] [-a KERNEL_ARGS] [-e VAR=VALUE]...
+#
+# OUTDIR receives console.log (serial console: kernel and script output)
+# and whatever the script writes to $RWX_OUT.  Exit status: the script's,
+# or 124 when the guest did not finish within TIMEOUT_S, or 125 when it
+# died before reporting one (panic, crash).  QEMU never outlives this
+# script: it is killed on timeout, on any signal, and (via PDEATHSIG)
+# even when this script itself is killed.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+timeout_s=600
+append=""
+envs=()
+kernel="" initrd="" script="" outdir=""
+while getopts "k:i:s:o:t:a:e:" opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	i) initrd=$OPTARG ;;
+	s) script=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	t) timeout_s=$OPTARG ;;
+	a) append="$append $OPTARG" ;;
+	e) envs+=("$OPTARG") ;;
+	*) echo "usage: see the head of $0" >&2; exit 2 ;;
+	esac
+done
+for v in kernel initrd script outdir; do
+	[ -n "${!v}" ] || { echo "run-vm: -${v:0:1} is required" >&2; exit 2; }
+done
+script=$(realpath "$script")
+
+mkdir -p "$outdir"
+outdir=$(realpath "$outdir")
+log=$outdir/console.log
+: > "$log"
+# The guest sees the host's / except /tmp (its own tmpfs): run a copy of
+# the script from the output share, and tell it where the original was.
+cp "$script" "$outdir/guest-script.sh"
+{
+	echo "export RWX_SCRIPT=/tmp/out/guest-script.sh"
+	printf 'export RWX_SCRIPT_DIR=%q\n' "$(dirname "$script")"
+	for e in "${envs[@]}"; do printf 'export %q\n' "$e"; done
+} > "$outdir/env.sh"
+
+qemu_pid=""
+cleanup() {
+	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
+		kill -KILL "$qemu_pid" 2>/dev/null
+		wait "$qemu_pid" 2>/dev/null
+	fi
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM HUP
+
+setpriv --pdeathsig KILL -- \
+qemu-system-x86_64 -name rwxvm,process=rwxvm \
+	-accel tcg,thread=multi -cpu max -smp 2 -m 3G \
+	-display none -monitor none -no-reboot \
+	-serial "file:$log" \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 loglevel=6 rwx_init=$here/guest-init.sh$append" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
+	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &
+qemu_pid=$!
+
+deadline=$(( $(date +%s) + timeout_s ))
+timed_out=0
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	if [ "$(date +%s)" -ge "$deadline" ]; then
+		timed_out=1
+		break
+	fi
+	sleep 1
+done
+cleanup
+qemu_pid=""
+
+if [ "$timed_out" = 1 ]; then
+	echo "run-vm: guest timed out after ${timeout_s}s (see $log)" >&2
+	exit 124
+fi
+rc=$(sed -n 's/^RWX-GUEST-EXIT: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+if [ -z "$rc" ]; then
+	echo "run-vm: guest died without reporting an exit status (see $log)" >&2
+	tail -n 30 "$log" >&2
+	exit 125
+fi
+exit "$rc"
