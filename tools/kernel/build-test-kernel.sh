@@ -3,6 +3,7 @@
 # The build is cached outside the clone, keyed by the source package version
 # and the fragment's hash, so a warm run never rebuilds it.
 # Prints the cache directory (holding bzImage and the O= build tree) on stdout.
+# With --source: only unpack the source (if needed) and print its directory.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +18,22 @@ key=$(cat "$fragment" "$0" | sha256sum | cut -c1-12)
 srcdir=$cache/src/linux-source-6.12_$srcver
 outdir=$cache/kernel/6.12_$srcver-$key
 
+unpack_source() {
+	[ -f "$srcdir/.done" ] && return 0
+	echo "build-test-kernel: unpacking linux-source-6.12 $srcver" >&2
+	rm -rf "$srcdir" "$srcdir.tmp"
+	mkdir -p "$srcdir.tmp"
+	tar -C "$srcdir.tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+	mv "$srcdir.tmp" "$srcdir"
+	touch "$srcdir/.done"
+}
+
+if [ "${1:-}" = --source ]; then
+	unpack_source
+	echo "$srcdir"
+	exit 0
+fi
+
 if [ -f "$outdir/.done" ]; then
 	echo "$outdir"
 	exit 0
@@ -24,14 +41,7 @@ fi
 
 exec 3>&1 1>&2	# progress to stderr, the answer to fd 3
 
-if [ ! -f "$srcdir/.done" ]; then
-	echo "build-test-kernel: unpacking linux-source-6.12 $srcver"
-	rm -rf "$srcdir" "$srcdir.tmp"
-	mkdir -p "$srcdir.tmp"
-	tar -C "$srcdir.tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
-	mv "$srcdir.tmp" "$srcdir"
-	touch "$srcdir/.done"
-fi
+unpack_source
 
 echo "build-test-kernel: building into $outdir (cold: 10-20 minutes)"
 rm -rf "$outdir"

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Judge one QEMU guest run: exit status, kernel splats, KUnit results.
+
+Prints one line per result, "pass|fail|skip<TAB>test<TAB>detail", for
+tools/lib.sh to record, and exits 1 when anything failed.  KTAP is parsed
+with the kernel's own tools/testing/kunit/kunit.py (parse --json).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# A line that starts a kernel splat: any of these in a guest log fails the
+# run.  Each maps to the category named in the failure message.
+SPLAT_PATTERNS = [
+    (re.compile(r'BUG: KASAN: '), 'KASAN report'),
+    (re.compile(r'BUG: kmemleak|kmemleak: \d+ new suspected memory leaks?|unreferenced object 0x'), 'kmemleak leak'),
+    (re.compile(r'WARNING: (possible|inconsistent|suspicious|bad unlock|held lock|lock held|nested lock|circular)'), 'lockdep report'),
+    (re.compile(r'DEBUG_LOCKS_WARN_ON|INFO: possible (recursive|circular|irq lock)|INFO: trying to register non-static key'), 'lockdep report'),
+    (re.compile(r'DMA-API: \S+ \S+: device driver|DMA-API: .*(failed to check map error|frees DMA memory|tries to|leak)'), 'DMA-API debug report'),
+    (re.compile(r'^WARNING: '), 'kernel WARNING'),
+    (re.compile(r'kernel BUG at |BUG: (unable|kernel|scheduling|sleeping|spinlock|soft lockup|workqueue|Bad|using)'), 'kernel BUG'),
+    (re.compile(r'UBSAN: '), 'UBSAN report'),
+    (re.compile(r'Oops: |general protection fault|Kernel panic - not syncing'), 'kernel oops/panic'),
+    (re.compile(r'INFO: task .* blocked for more than|rcu: INFO: .* detected stalls'), 'hang report'),
+    (re.compile(r'FAULT_INJECTION: forcing a failure'), None),   # expected under fault injection
+]
+
+TS_PREFIX = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+
+
+def find_splats(lines):
+    """Return [(category, line)] for every splat start in a console log."""
+    found = []
+    for line in lines:
+        text = TS_PREFIX.sub('', line.rstrip('\n'))
+        for pattern, category in SPLAT_PATTERNS:
+            if pattern.search(text):
+                if category:
+                    found.append((category, text.strip()))
+                break
+    return found
+
+
+def renumber_ktap(text):
+    """Merge the per-suite KTAP documents into one: one header, suites
+    numbered 1..N, where N counts every suite that started (so a suite cut
+    short by a crash is reported, not silently dropped)."""
+    suites, body = 0, []
+    for line in text.splitlines():
+        if re.match(r'^(KTAP version \d+|TAP version \d+|1\.\.\d+)\s*$', line):
+            continue
+        if re.match(r'^    # Subtest: ', line):
+            suites += 1
+        m = re.match(r'^(ok|not ok) \d+ (.*)$', line)
+        if m:
+            line = f'{m.group(1)} {suites} {m.group(2)}'
+        body.append(line)
+    return '\n'.join(['KTAP version 1', f'1..{suites}'] + body) + '\n', suites
+
+
+def leaf_cases(group, prefix=''):
+    name = group.get('name', '')
+    path = f'{prefix}.{name}' if prefix else name
+    for index, case in enumerate(group.get('test_cases', []), 1):
+        case_name = case['name'] or f'case {index} (no result line)'
+        yield f'{path}.{case_name}' if path else case_name, case['status']
+    for sub in group.get('sub_groups', []):
+        yield from leaf_cases(sub, path)
+
+
+def kunit_results(ktap_path, kunit_py):
+    """Yield (result, test, detail) for every KUnit case in ktap_path."""
+    with open(ktap_path, encoding='utf-8', errors='replace') as f:
+        merged, nsuites = renumber_ktap(f.read())
+    if nsuites == 0:
+        yield 'fail', 'kunit', 'no KUnit suite reported any result'
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'kunit.ktap')
+        js = os.path.join(tmp, 'kunit.json')
+        with open(src, 'w') as f:
+            f.write(merged)
+        proc = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + js, src],
+                              capture_output=True, text=True)
+        if not os.path.exists(js):
+            yield 'fail', 'kunit', 'kunit.py parse failed: ' + proc.stderr.strip()[-300:]
+            return
+        with open(js) as f:
+            tree = json.load(f)
+    saw_failure = False
+    for suite in tree.get('sub_groups', []):
+        for name, status in leaf_cases(suite):
+            if status == 'PASS':
+                yield 'pass', name, ''
+            elif status == 'SKIP':
+                yield 'skip', name, 'skipped by the test itself'
+            else:
+                saw_failure = True
+                yield 'fail', name, f'KUnit test case {status}' + (
+                    ' (crashed or did not finish)' if status == 'ERROR' else ' (assertion failed)')
+    if proc.returncode != 0 and not saw_failure:
+        yield 'fail', 'kunit', 'kunit.py parse reported errors: ' + proc.stdout.strip()[-300:]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('--log', required=True, help='guest console log')
+    ap.add_argument('--rc', type=int, required=True, help="run-vm.sh's exit status")
+    ap.add_argument('--name', default='guest', help='name of this run in results')
+    ap.add_argument('--ktap', help='KTAP collected in the guest')
+    ap.add_argument('--kunit-py', help="path to the kernel's kunit.py")
+    args = ap.parse_args()
+
+    results = []
+    if args.rc == 124:
+        results.append(('fail', args.name, 'guest timed out (hung): see ' + args.log))
+    elif args.rc == 125:
+        results.append(('fail', args.name, 'guest died before its script finished (panic or crash): see ' + args.log))
+    elif args.rc != 0:
+        results.append(('fail', args.name, f'guest script exited with status {args.rc}'))
+    else:
+        results.append(('pass', args.name, ''))
+
+    with open(args.log, encoding='utf-8', errors='replace') as f:
+        splats = find_splats(f)
+    if splats:
+        for category, line in splats[:10]:
+            results.append(('fail', f'{args.name}: no kernel splat', f'{category}: {line}'))
+    else:
+        results.append(('pass', f'{args.name}: no kernel splat', ''))
+
+    if args.ktap:
+        if os.path.exists(args.ktap):
+            results.extend(kunit_results(args.ktap, args.kunit_py))
+        else:
+            results.append(('fail', 'kunit', 'no KTAP was collected from the guest'))
+
+    for result, test, detail in results:
+        print(f'{result}\t{test}\t{detail}')
+    return 1 if any(r[0] == 'fail' for r in results) else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

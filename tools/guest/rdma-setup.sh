@@ -1,0 +1,26 @@
+# Sourced by guest scripts: bring up the test RDMA devices.
+#   rxe0 (RoCE v2, Soft-RoCE)  on veth0 192.0.2.1
+#   siw0 (iWARP, Soft-iWARP)   on veth1 192.0.2.2
+# 192.0.2.0/24 is TEST-NET-1: nothing outside this guest is ever addressed.
+# Both QPs of a test connect through one device: rxe loops back to its own
+# address internally, siw over the kernel's TCP.
+# Usage: rdma_setup [rxe] [siw]  (default: both)
+
+rdma_setup() {
+	local want=${*:-rxe siw}
+	modprobe veth 2>/dev/null
+	ip link add veth0 type veth peer name veth1 || return 1
+	ip addr add 192.0.2.1/24 dev veth0
+	ip addr add 192.0.2.2/24 dev veth1
+	ip link set veth0 up
+	ip link set veth1 up
+	case " $want " in *" rxe "*)
+		modprobe rdma_rxe 2>/dev/null
+		rdma link add rxe0 type rxe netdev veth0 || return 1 ;;
+	esac
+	case " $want " in *" siw "*)
+		modprobe siw 2>/dev/null
+		rdma link add siw0 type siw netdev veth1 || return 1 ;;
+	esac
+	rdma link show
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Tests of the test harness itself: it must fail, and say why, on a failing
+# KUnit assertion, a kernel splat, a hung guest, and it must never leave a
+# qemu process behind.
+#   test-harness.sh host   judgement of canned console logs and KTAP
+#   test-harness.sh vm     the same, for real, in QEMU guests
+set -uo pipefail
+RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$RWX_ROOT/tools/lib.sh"
+. "$RWX_ROOT/tools/vm-suite.sh"
+logs=$RWX_ROOT/tools/tests/logs
+evaluate=$RWX_ROOT/tools/evaluate-run.py
+
+# expect_judgement NAME WANT_STATUS PATTERN evaluate-args...
+# The judgement must exit WANT_STATUS and (if PATTERN) print a line
+# matching PATTERN.
+expect_judgement() {
+	local name=$1 want=$2 pattern=$3 out rc
+	shift 3
+	out=$(python3 "$evaluate" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		fail "$name" "judgement exited $rc, wanted $want: $(echo "$out" | tr '\n' '|')"
+	elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" <<< "$out"; then
+		fail "$name" "judgement lacks /$pattern/: $(echo "$out" | tr '\n' '|')"
+	else
+		pass "$name"
+	fi
+}
+
+host_tests() {
+	local kunit_py
+	kunit_py=$("$RWX_ROOT/tools/kernel/build-test-kernel.sh" --source)/tools/testing/kunit/kunit.py
+
+	expect_judgement "clean log passes" 0 "" --log "$logs/clean.log" --rc 0
+	expect_judgement "WARN fails" 1 $'^fail\t.*kernel WARNING: WARNING: CPU: 1 PID: 230 at kunit/selftest' \
+		--log "$logs/warn.log" --rc 0
+	expect_judgement "KASAN fails" 1 $'^fail\t.*KASAN report: BUG: KASAN: slab-out-of-bounds' \
+		--log "$logs/kasan.log" --rc 0
+	expect_judgement "lockdep fails" 1 $'^fail\t.*lockdep report: WARNING: possible circular' \
+		--log "$logs/lockdep.log" --rc 0
+	expect_judgement "kmemleak fails" 1 $'^fail\t.*kmemleak leak: ' --log "$logs/kmemleak.log" --rc 0
+	expect_judgement "DMA-API report fails" 1 $'^fail\t.*DMA-API debug report: ' \
+		--log "$logs/dma-api.log" --rc 0
+	expect_judgement "BUG/oops fails" 1 $'^fail\t.*kernel BUG: BUG: kernel NULL pointer' \
+		--log "$logs/bug.log" --rc 125
+	expect_judgement "hung guest fails" 1 $'^fail\tguest\tguest timed out \\(hung\\)' \
+		--log "$logs/clean.log" --rc 124
+	expect_judgement "crashed guest fails" 1 $'^fail\tguest\tguest died before its script finished' \
+		--log "$logs/bug.log" --rc 125
+	expect_judgement "failing script fails" 1 $'^fail\tguest\tguest script exited with status 3' \
+		--log "$logs/clean.log" --rc 3
+	expect_judgement "KTAP: passing and skipped cases counted" 0 $'^skip\trwx_b.rwx_b_param.siw0' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-pass.ktap" --kunit-py "$kunit_py"
+	expect_judgement "KTAP: two suites merged, every case reported" 0 $'^pass\trwx_a.rwx_a_case' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-pass.ktap" --kunit-py "$kunit_py"
+	expect_judgement "KTAP: failing assertion fails by name" 1 $'^fail\trwx_demo.rwx_demo_fails\tKUnit test case FAIL' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-fail.ktap" --kunit-py "$kunit_py"
+	expect_judgement "KTAP: truncated suite fails" 1 $'^fail\trwx_crash.case 2 \\(no result line\\)\tKUnit test case ERROR' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-truncated.ktap" --kunit-py "$kunit_py"
+	expect_judgement "KTAP: no results fails" 1 $'^fail\tkunit\tno KUnit suite reported' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-empty.ktap" --kunit-py "$kunit_py"
+	expect_judgement "KTAP: missing file fails" 1 $'^fail\tkunit\tno KTAP was collected' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/does-not-exist.ktap" --kunit-py "$kunit_py"
+}
+
+# expect_vm_judgement NAME WANT_STATUS PATTERN: check a vm_run's judgement.
+expect_vm_judgement() {
+	local name=$1 want=$2 pattern=$3 rc=$4 out
+	out=$(cat "$RWX_BUILD/vm/$name/judgement")
+	if [ "$rc" != "$want" ]; then
+		fail "$name" "judgement exited $rc, wanted $want: $(echo "$out" | tr '\n' '|')"
+	elif ! grep -Eq -- "$pattern" <<< "$out"; then
+		fail "$name" "judgement lacks /$pattern/: $(echo "$out" | tr '\n' '|')"
+	else
+		pass "$name"
+	fi
+}
+
+# The runner is killed (TERM or KILL) while its guest runs: no qemu may
+# survive it.
+interrupt_test() {
+	local sig=$1 out=$RWX_BUILD/vm/interrupt-$1 runner i
+	rm -rf "$out"
+	mkdir -p "$out"
+	"$RWX_ROOT/tools/qemu/run-vm.sh" -k "$KBUILD/arch/x86/boot/bzImage" -i "$TEST_INITRD" \
+		-s "$RWX_ROOT/tools/guest/hang.sh" -o "$out" -t 300 -e "RWX_ROOT=$RWX_ROOT" \
+		> "$out/runner.log" 2>&1 &
+	runner=$!
+	for i in $(seq 50); do
+		pgrep -P "$runner" -x rwxvm > /dev/null && break
+		sleep 0.2
+	done
+	if ! pgrep -P "$runner" -x rwxvm > /dev/null; then
+		kill -KILL "$runner" 2>/dev/null
+		fail "runner killed by SIG$sig leaves no qemu" "qemu never started"
+		return
+	fi
+	sleep 2
+	kill -"$sig" "$runner"
+	wait "$runner" 2>/dev/null
+	for i in $(seq 25); do
+		pgrep -x rwxvm > /dev/null || break
+		sleep 0.2
+	done
+	if pgrep -x rwxvm > /dev/null; then
+		fail "runner killed by SIG$sig leaves no qemu" "$(pgrep -a -x rwxvm | head -2)"
+		pkill -KILL -x rwxvm
+	else
+		pass "runner killed by SIG$sig leaves no qemu"
+	fi
+}
+
+vm_tests() {
+	local M=$RWX_BUILD/mod-test/kunit/selftest bz=$KBUILD/arch/x86/boot/bzImage rc
+
+	VM_KTAP=1 vm_run selftest-kunit-fail "$bz" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/kunit-run.sh" 300 \
+		-e "RWX_KUNIT_MODULES=$M/rwx_selftest_kunit_fail.ko"
+	rc=$?
+	expect_vm_judgement selftest-kunit-fail 1 \
+		$'^fail\trwx_harness_selftest.rwx_selftest_fails\tKUnit test case FAIL' "$rc"
+	grep -q $'^pass\trwx_harness_selftest.rwx_selftest_passes' \
+		"$RWX_BUILD/vm/selftest-kunit-fail/judgement" &&
+		pass "selftest-kunit-fail: the passing case still passes" ||
+		fail "selftest-kunit-fail: the passing case still passes"
+
+	VM_KTAP=1 vm_run selftest-warn "$bz" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/kunit-run.sh" 300 \
+		-e "RWX_KUNIT_MODULES=$M/rwx_selftest_warn.ko"
+	rc=$?
+	expect_vm_judgement selftest-warn 1 \
+		$'^fail\tselftest-warn: no kernel splat\tkernel WARNING: WARNING: CPU: [0-9]+ PID: [0-9]+ at .*rwx_selftest_warn' "$rc"
+
+	vm_run selftest-hang "$bz" "$TEST_INITRD" "$RWX_ROOT/tools/guest/hang.sh" 90
+	rc=$?
+	expect_vm_judgement selftest-hang 1 $'^fail\tselftest-hang\tguest timed out \\(hung\\)' "$rc"
+	grep -q "hang: guest script is running" "$RWX_BUILD/vm/selftest-hang/console.log" &&
+		pass "selftest-hang: the guest was running its script when timed out" ||
+		fail "selftest-hang: the guest was running its script when timed out" "boot did not finish in 90 s"
+
+	interrupt_test TERM
+	interrupt_test KILL
+}
+
+case ${1:-} in
+host) host_tests ;;
+vm) vm_tests ;;
+*) echo "usage: $0 host|vm" >&2; exit 2 ;;
+esac
