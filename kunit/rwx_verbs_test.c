@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "rwx_test_conn.h"
+#include <rdma/rwx_loopback.h>
 
 #define RWX_XFER_LEN	(64 * 1024)
 #define RWX_GUARD	64	/* bytes checked untouched around the target */
@@ -33,7 +33,7 @@ static void rwx_test_dev_desc(const struct rwx_test_dev *dev, char *desc)
 KUNIT_ARRAY_PARAM(rwx_test_dev, rwx_test_devs, rwx_test_dev_desc);
 
 struct rwx_verbs_ctx {
-	struct rwx_test_conn conn;
+	struct rwx_loopback conn;
 	int setup_ret;
 	u8 *local;		/* client memory */
 	u8 *remote;		/* server memory, reached by the global rkey */
@@ -43,7 +43,7 @@ struct rwx_verbs_ctx {
 static int rwx_verbs_init(struct kunit *test)
 {
 	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_test_conn_params params = {
+	struct rwx_loopback_params params = {
 		.max_send_wr = 64,
 		.max_send_sge = 16,
 	};
@@ -56,7 +56,7 @@ static int rwx_verbs_init(struct kunit *test)
 	if (!dev)	/* not a parameterised case */
 		return 0;
 	params.addr = dev->addr;
-	ctx->setup_ret = rwx_test_conn_setup(&ctx->conn, &params);
+	ctx->setup_ret = rwx_loopback_setup(&ctx->conn, &params);
 	return 0;
 }
 
@@ -72,7 +72,7 @@ static void rwx_verbs_exit(struct kunit *test)
 		ib_dma_unmap_single(device, ctx->remote_dma,
 				    RWX_XFER_LEN + 2 * RWX_GUARD,
 				    DMA_BIDIRECTIONAL);
-	rwx_test_conn_teardown(&ctx->conn);
+	rwx_loopback_teardown(&ctx->conn);
 	kfree(ctx->local);
 	kfree(ctx->remote);
 }
@@ -118,7 +118,7 @@ static void rwx_fill(u8 *buf, size_t len, u32 seed)
 static int rwx_post_rdma(struct kunit *test, enum ib_wr_opcode opcode)
 {
 	struct rwx_verbs_ctx *ctx = test->priv;
-	struct rwx_test_wait *wait;
+	struct rwx_loopback_wait *wait;
 	struct ib_sge sge = {
 		.addr = ctx->local_dma,
 		.length = RWX_XFER_LEN,
@@ -140,12 +140,12 @@ static int rwx_post_rdma(struct kunit *test, enum ib_wr_opcode opcode)
 	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
 	if (!wait)
 		return -ENOMEM;
-	rwx_test_wait_init(wait);
+	rwx_loopback_wait_init(wait);
 	wr.wr.wr_cqe = &wait->cqe;
 	ret = ib_post_send(ctx->conn.qp[RWX_CLIENT], &wr.wr, NULL);
 	if (ret)
 		return ret;
-	return rwx_test_wait_for(wait);
+	return rwx_loopback_wait_for(wait);
 }
 
 static void rwx_verbs_connect(struct kunit *test)
@@ -174,9 +174,9 @@ static void rwx_verbs_write(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rwx_post_rdma(test, IB_WR_RDMA_WRITE), 0);
 	KUNIT_EXPECT_MEMEQ(test, ctx->remote + RWX_GUARD, ctx->local,
 			   RWX_XFER_LEN);
-	KUNIT_EXPECT_EQ(test, memchr_inv(ctx->remote, 0xa5, RWX_GUARD), NULL);
-	KUNIT_EXPECT_EQ(test, memchr_inv(ctx->remote + RWX_GUARD + RWX_XFER_LEN,
-					 0xa5, RWX_GUARD), NULL);
+	KUNIT_EXPECT_NULL(test, memchr_inv(ctx->remote, 0xa5, RWX_GUARD));
+	KUNIT_EXPECT_NULL(test, memchr_inv(ctx->remote + RWX_GUARD + RWX_XFER_LEN,
+					   0xa5, RWX_GUARD));
 }
 
 static void rwx_verbs_read(struct kunit *test)
@@ -210,3 +210,4 @@ kunit_test_suite(rwx_verbs_suite);
 
 MODULE_DESCRIPTION("KUnit: connected QPs and plain RDMA on rxe0 and siw0");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(RDMA_RWX_LOOPBACK);

@@ -11,29 +11,25 @@ newest() {	# newest package whose name matches an anchored regex
 	apt-cache search --names-only "$1" | awk '{print $1}' | sort -V | tail -n 1
 }
 
-apt_updated=0
-apt_update_once() {
-	[ "$apt_updated" = 1 ] && return 0
-	apt-get update -qq
-	apt_updated=1
+all_installed() {
+	local status
+	status=$(dpkg-query -W -f='${Status}\n' "$@" 2>/dev/null) || return 1
+	! grep -qv '^install ok installed$' <<< "$status"
 }
 
 BASE_PKGS="qemu-system-x86 busybox-static rdma-core ibverbs-providers
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
-xz-utils zstd rsync gcc make ccache"
+xz-utils zstd rsync gcc make util-linux"
 
-# Fast path: nothing to do when every package we asked for last time is there
-# and no newer kernel package has been seen (a warm run must not hit apt).
-if [ -f "$STAMP_DIR/deps.list" ] && [ -z "${RWX_DEPS_REFRESH:-}" ] &&
-   dpkg-query -W -f='${Status}\n' $(cat "$STAMP_DIR/deps.list") 2>/dev/null |
-	grep -qv 'install ok installed' ; then
-	:
-elif [ -f "$STAMP_DIR/deps.list" ] && [ -z "${RWX_DEPS_REFRESH:-}" ]; then
+# A warm run must not touch apt: done when everything installed last time
+# is still there.  RWX_DEPS_REFRESH=1 looks for newer kernel packages.
+if [ -z "${RWX_DEPS_REFRESH:-}" ] && [ -f "$STAMP_DIR/deps.list" ] &&
+   all_installed $(cat "$STAMP_DIR/deps.list"); then
 	exit 0
 fi
 
-apt_update_once
+apt-get update -qq
 H61=$(newest '^linux-headers-6\.1\.0-[0-9]+-amd64$')
 H612=$(newest '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$')
 I612=$(newest '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$')

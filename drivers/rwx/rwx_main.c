@@ -2,12 +2,18 @@
 /*
  * rdma_rwx: an RDMA READ/WRITE context engine for kernel ULPs.
  *
- * Module entry points.  The engine itself lives in the other files of
- * this directory.
+ * Module parameters and entry points.  The engine itself is in
+ * rwx_layout.c (WR layout), rwx_ctx.c (contexts) and rwx_qp.c (sizing).
  */
 
 #include <linux/module.h>
 #include <rdma/rwx.h>
+#include "rwx_internal.h"
+
+bool rdma_rwx_force_mr;
+module_param_named(force_mr, rdma_rwx_force_mr, bool, 0444);
+MODULE_PARM_DESC(force_mr,
+		 "Register memory (MR path) for every RDMA READ/WRITE; the QP needs an MR pool (ib_core.force_mr=1 on RoCE/IB)");
 
 static int __init rdma_rwx_init(void)
 {

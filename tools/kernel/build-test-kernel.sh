@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build (or reuse) the test kernel: linux-source-6.12 + test-kernel.config.
 # The build is cached outside the clone, keyed by the source package version
-# and the fragment's hash, so a warm run never rebuilds it.
+# and the fragment's hash (plus RECIPE, bumped when the way it is built
+# changes), so a warm run never rebuilds it.  An interrupted build resumes.
 # Prints the cache directory (holding bzImage and the O= build tree) on stdout.
 # With --source: only unpack the source (if needed) and print its directory.
 set -euo pipefail
@@ -14,7 +15,8 @@ srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || {
 	echo "build-test-kernel: linux-source-6.12 is not installed (run tools/deps.sh)" >&2
 	exit 1
 }
-key=$(cat "$fragment" "$0" | sha256sum | cut -c1-12)
+RECIPE=1
+key=$( (cat "$fragment"; echo "recipe $RECIPE") | sha256sum | cut -c1-12)
 srcdir=$cache/src/linux-source-6.12_$srcver
 outdir=$cache/kernel/6.12_$srcver-$key
 
@@ -43,8 +45,7 @@ exec 3>&1 1>&2	# progress to stderr, the answer to fd 3
 
 unpack_source
 
-echo "build-test-kernel: building into $outdir (cold: 10-20 minutes)"
-rm -rf "$outdir"
+echo "build-test-kernel: building into $outdir (cold: about 15 minutes)"
 mkdir -p "$outdir"
 cp "$fragment" "$outdir/.config"
 make -s -C "$srcdir" O="$outdir" ARCH=x86_64 olddefconfig

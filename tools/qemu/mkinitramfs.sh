@@ -52,7 +52,7 @@ done
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose \
 		hostroot /newroot; then
 	echo "initramfs: cannot mount the host root over 9p"
-	echo o > /proc/sysrq-trigger
+	echo b > /proc/sysrq-trigger
 	sleep 60
 fi
 mount --move /proc /newroot/proc

@@ -59,13 +59,15 @@ trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM HUP
 
+# acpi=off: under TCG, the debug kernel's AML interpreter times out routing
+# PCI interrupts and virtio never gets one; the MP table serves instead.
 setpriv --pdeathsig KILL -- \
 qemu-system-x86_64 -name rwxvm,process=rwxvm \
-	-accel tcg,thread=multi -cpu max -smp 2 -m 3G \
+	-accel tcg,thread=multi -cpu "${RWX_QEMU_CPU:-max}" -smp 2 -m 1536M \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=6 rwx_init=$here/guest-init.sh$append" \
+	-append "console=ttyS0 panic=-1 loglevel=7 acpi=off rwx_init=$here/guest-init.sh$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
 	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &

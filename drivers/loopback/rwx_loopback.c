@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Test fixture: a connected pair of RC QPs on one device, set up through
- * the in-kernel RDMA CM.  Everything the CM hands us is created inside the
- * CM event handler, as ULPs do; teardown first destroys the CM IDs (after
- * which no handler runs) and then the verbs objects.
+ * rwx_loopback: a connected pair of RC QPs on one device, set up through
+ * the in-kernel RDMA CM, for the KUnit suites and the demo.  Everything
+ * the CM hands us is created inside the CM event handler, as ULPs do;
+ * teardown first destroys the CM IDs (after which no handler runs) and
+ * then the verbs objects.
  */
 
 #include <linux/inet.h>
 #include <linux/in.h>
+#include <linux/module.h>
 
-#include "rwx_test_conn.h"
+#include <rdma/rwx_loopback.h>
 
-#define RWX_TEST_CM_TIMEOUT_MS	5000
-#define RWX_TEST_WAIT		(30 * HZ)	/* TCG guests are slow */
+#define RWX_LOOPBACK_CM_TIMEOUT_MS	5000
+#define RWX_LOOPBACK_WAIT		(30 * HZ)	/* TCG guests are slow */
 
-static void rwx_test_conn_fail(struct rwx_test_conn *conn, int error,
-			       const char *what)
+static void rwx_loopback_fail(struct rwx_loopback *conn, int error,
+			      const char *what)
 {
 	unsigned long flags;
 
@@ -28,11 +30,11 @@ static void rwx_test_conn_fail(struct rwx_test_conn *conn, int error,
 	complete(&conn->established);
 }
 
-static int rwx_test_conn_create_qp(struct rwx_test_conn *conn,
-				   enum rwx_test_side side,
-				   struct rdma_cm_id *id)
+static int rwx_loopback_create_qp(struct rwx_loopback *conn,
+				  enum rwx_loopback_side side,
+				  struct rdma_cm_id *id)
 {
-	const struct rwx_test_conn_params *p = &conn->params;
+	const struct rwx_loopback_params *p = &conn->params;
 	struct ib_qp_init_attr attr = {};
 	struct ib_cq *cq;
 	int ret;
@@ -73,8 +75,8 @@ static int rwx_test_conn_create_qp(struct rwx_test_conn *conn,
 	return 0;
 }
 
-static void rwx_test_conn_param(struct rwx_test_conn *conn,
-				struct rdma_conn_param *param)
+static void rwx_loopback_param(struct rwx_loopback *conn,
+			       struct rdma_conn_param *param)
 {
 	const struct ib_device_attr *attrs = &conn->device->attrs;
 	u8 depth = min3(attrs->max_qp_rd_atom, attrs->max_qp_init_rd_atom, 16);
@@ -86,7 +88,7 @@ static void rwx_test_conn_param(struct rwx_test_conn *conn,
 	param->rnr_retry_count = 7;
 }
 
-static void rwx_test_conn_established(struct rwx_test_conn *conn)
+static void rwx_loopback_established(struct rwx_loopback *conn)
 {
 	unsigned long flags;
 	bool both;
@@ -98,51 +100,51 @@ static void rwx_test_conn_established(struct rwx_test_conn *conn)
 		complete(&conn->established);
 }
 
-static int rwx_test_conn_handler(struct rdma_cm_id *id,
-				 struct rdma_cm_event *event)
+static int rwx_loopback_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *event)
 {
-	struct rwx_test_conn *conn = id->context;
+	struct rwx_loopback *conn = id->context;
 	struct rdma_conn_param param;
 	int ret;
 
 	switch (event->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ret = rdma_resolve_route(id, RWX_TEST_CM_TIMEOUT_MS);
+		ret = rdma_resolve_route(id, RWX_LOOPBACK_CM_TIMEOUT_MS);
 		if (ret)
-			rwx_test_conn_fail(conn, ret, "rdma_resolve_route");
+			rwx_loopback_fail(conn, ret, "rdma_resolve_route");
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = rwx_test_conn_create_qp(conn, RWX_CLIENT, id);
+		ret = rwx_loopback_create_qp(conn, RWX_CLIENT, id);
 		if (ret) {
-			rwx_test_conn_fail(conn, ret, "client QP");
+			rwx_loopback_fail(conn, ret, "client QP");
 			break;
 		}
-		rwx_test_conn_param(conn, &param);
+		rwx_loopback_param(conn, &param);
 		ret = rdma_connect_locked(id, &param);
 		if (ret)
-			rwx_test_conn_fail(conn, ret, "rdma_connect");
+			rwx_loopback_fail(conn, ret, "rdma_connect");
 		break;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		if (conn->id[RWX_SERVER]) {
-			rwx_test_conn_fail(conn, -EBUSY, "second connect request");
+			rwx_loopback_fail(conn, -EBUSY, "second connect request");
 			return -EBUSY;	/* the CM destroys this new ID */
 		}
-		ret = rwx_test_conn_create_qp(conn, RWX_SERVER, id);
+		ret = rwx_loopback_create_qp(conn, RWX_SERVER, id);
 		if (!ret) {
-			rwx_test_conn_param(conn, &param);
+			rwx_loopback_param(conn, &param);
 			ret = rdma_accept(id, &param);
 		}
 		if (ret) {
 			if (conn->qp[RWX_SERVER])
 				rdma_destroy_qp(id);
 			conn->qp[RWX_SERVER] = NULL;
-			rwx_test_conn_fail(conn, ret, "server accept");
+			rwx_loopback_fail(conn, ret, "server accept");
 			return ret;	/* the CM destroys this new ID */
 		}
 		conn->id[RWX_SERVER] = id;
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		rwx_test_conn_established(conn);
+		rwx_loopback_established(conn);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -150,8 +152,8 @@ static int rwx_test_conn_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		rwx_test_conn_fail(conn, event->status ? event->status : -ECONNABORTED,
-				   rdma_event_msg(event->event));
+		rwx_loopback_fail(conn, event->status ? event->status : -ECONNABORTED,
+				  rdma_event_msg(event->event));
 		break;
 	default:
 		break;
@@ -159,22 +161,22 @@ static int rwx_test_conn_handler(struct rdma_cm_id *id,
 	return 0;
 }
 
-static struct rdma_cm_id *rwx_test_conn_create_id(struct rwx_test_conn *conn)
+static struct rdma_cm_id *rwx_loopback_create_id(struct rwx_loopback *conn)
 {
-	return rdma_create_id(&init_net, rwx_test_conn_handler, conn,
+	return rdma_create_id(&init_net, rwx_loopback_handler, conn,
 			      RDMA_PS_TCP, IB_QPT_RC);
 }
 
 /**
- * rwx_test_conn_setup() - connect two RC QPs on the device owning an address
- * @conn: fixture to fill in; rwx_test_conn_teardown() releases it, also
+ * rwx_loopback_setup() - connect two RC QPs on the device owning an address
+ * @conn: fixture to fill in; rwx_loopback_teardown() releases it, also
  *	after a failed setup
  * @params: address and QP sizing
  *
  * Return: 0, or a negative errno (conn->error_what says which step failed).
  */
-int rwx_test_conn_setup(struct rwx_test_conn *conn,
-			const struct rwx_test_conn_params *params)
+int rwx_loopback_setup(struct rwx_loopback *conn,
+		       const struct rwx_loopback_params *params)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct rdma_cm_id *id;
@@ -190,7 +192,7 @@ int rwx_test_conn_setup(struct rwx_test_conn *conn,
 		return -EINVAL;
 	}
 
-	id = rwx_test_conn_create_id(conn);
+	id = rwx_loopback_create_id(conn);
 	if (IS_ERR(id)) {
 		conn->error_what = "rdma_create_id";
 		return PTR_ERR(id);
@@ -206,31 +208,32 @@ int rwx_test_conn_setup(struct rwx_test_conn *conn,
 	/* The port the bind picked. */
 	sin.sin_port = ((struct sockaddr_in *)&id->route.addr.src_addr)->sin_port;
 
-	id = rwx_test_conn_create_id(conn);
+	id = rwx_loopback_create_id(conn);
 	if (IS_ERR(id)) {
 		conn->error_what = "rdma_create_id";
 		return PTR_ERR(id);
 	}
 	conn->id[RWX_CLIENT] = id;
 	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
-				RWX_TEST_CM_TIMEOUT_MS);
+				RWX_LOOPBACK_CM_TIMEOUT_MS);
 	if (ret) {
 		conn->error_what = "rdma_resolve_addr";
 		return ret;
 	}
 
-	if (!wait_for_completion_timeout(&conn->established, RWX_TEST_WAIT)) {
+	if (!wait_for_completion_timeout(&conn->established, RWX_LOOPBACK_WAIT)) {
 		conn->error_what = "timed out connecting";
 		return -ETIMEDOUT;
 	}
 	return conn->error;
 }
+EXPORT_SYMBOL_NS_GPL(rwx_loopback_setup, RDMA_RWX_LOOPBACK);
 
 /**
- * rwx_test_conn_teardown() - release everything rwx_test_conn_setup() made
+ * rwx_loopback_teardown() - release everything rwx_loopback_setup() made
  * @conn: fixture, in any state setup left it in
  */
-void rwx_test_conn_teardown(struct rwx_test_conn *conn)
+void rwx_loopback_teardown(struct rwx_loopback *conn)
 {
 	int side;
 
@@ -252,27 +255,44 @@ void rwx_test_conn_teardown(struct rwx_test_conn *conn)
 		ib_dealloc_pd(conn->pd);
 	memset(conn, 0, sizeof(*conn));
 }
+EXPORT_SYMBOL_NS_GPL(rwx_loopback_teardown, RDMA_RWX_LOOPBACK);
 
-static void rwx_test_wait_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rwx_loopback_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rwx_test_wait *wait =
-		container_of(wc->wr_cqe, struct rwx_test_wait, cqe);
+	struct rwx_loopback_wait *wait =
+		container_of(wc->wr_cqe, struct rwx_loopback_wait, cqe);
 
 	wait->status = wc->status;
 	wait->opcode = wc->opcode;
 	complete(&wait->done);
 }
 
-void rwx_test_wait_init(struct rwx_test_wait *wait)
+/**
+ * rwx_loopback_wait_init() - prepare a completion waiter for one WR
+ * @wait: waiter; put &@wait->cqe in the signaled WR's wr_cqe
+ */
+void rwx_loopback_wait_init(struct rwx_loopback_wait *wait)
 {
-	wait->cqe.done = rwx_test_wait_done;
+	wait->cqe.done = rwx_loopback_wait_done;
 	init_completion(&wait->done);
 	wait->status = IB_WC_GENERAL_ERR;
 }
+EXPORT_SYMBOL_NS_GPL(rwx_loopback_wait_init, RDMA_RWX_LOOPBACK);
 
-int rwx_test_wait_for(struct rwx_test_wait *wait)
+/**
+ * rwx_loopback_wait_for() - wait for the WR of a waiter to complete
+ * @wait: waiter set up by rwx_loopback_wait_init()
+ *
+ * Return: 0, -ETIMEDOUT after 30 s, or -EIO when the completion carried an
+ * error status (@wait->status says which).
+ */
+int rwx_loopback_wait_for(struct rwx_loopback_wait *wait)
 {
-	if (!wait_for_completion_timeout(&wait->done, RWX_TEST_WAIT))
+	if (!wait_for_completion_timeout(&wait->done, RWX_LOOPBACK_WAIT))
 		return -ETIMEDOUT;
 	return wait->status == IB_WC_SUCCESS ? 0 : -EIO;
 }
+EXPORT_SYMBOL_NS_GPL(rwx_loopback_wait_for, RDMA_RWX_LOOPBACK);
+
+MODULE_DESCRIPTION("rdma_rwx loopback connections for its tests and demo");
+MODULE_LICENSE("GPL");

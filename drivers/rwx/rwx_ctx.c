@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RDMA READ/WRITE contexts: map a scatterlist, build the WR chain the
+ * layout asks for (SGE path or MR path), post it, tear it down.
+ *
+ * The context is the kernel's own struct rdma_rw_ctx, so ULPs port by
+ * renaming calls.  Its type tag is ours: a context must be destroyed by
+ * the engine that initialised it.
+ */
+
+#include <linux/slab.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mr_pool.h>
+#include <rdma/rw.h>
+#include <rdma/rwx.h>
+#include "rwx_internal.h"
+
+/* ctx->type; anything else is not a live context. */
+enum rdma_rwx_ctx_type {
+	RDMA_RWX_CTX_SINGLE = 0x51,	/* one WR, SGE inline in the ctx */
+	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one allocation */
+	RDMA_RWX_CTX_MR,		/* one registered MR per WR */
+	RDMA_RWX_CTX_DEAD = 0xde,	/* destroyed, or init failed */
+};
+
+/**
+ * rdma_rwx_qp_caps() - the capabilities the WR layout depends on
+ * @qp: queue pair the context will be posted on
+ * @port_num: port the connection is bound to
+ * @caps: filled in
+ */
+void rdma_rwx_qp_caps(struct ib_qp *qp, u32 port_num,
+		      struct rdma_rwx_caps *caps)
+{
+	struct ib_device *dev = qp->pd->device;
+	u32 mr_pages = qp->integrity_en ?
+		dev->attrs.max_pi_fast_reg_page_list_len :
+		dev->attrs.max_fast_reg_page_list_len;
+
+	caps->iwarp = rdma_protocol_iwarp(dev, port_num);
+	caps->force_mr = rdma_rwx_force_mr;
+	caps->read_inv = rdma_cap_read_inv(dev, port_num);
+	caps->max_write_sge = qp->max_write_sge;
+	caps->max_read_sge = min_t(u32, qp->max_read_sge,
+				   dev->attrs.max_sge_rd);
+	caps->max_sgl_rd = dev->attrs.max_sgl_rd;
+	caps->mr_pages = min_t(u32, mr_pages, RDMA_RWX_MAX_MR_PAGES);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_caps, RDMA_RWX);
+
+static enum ib_wr_opcode rdma_rwx_sge_opcode(enum dma_data_direction dir)
+{
+	return dir == DMA_TO_DEVICE ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+}
+
+static void rdma_rwx_fill_wr(struct ib_rdma_wr *wr, enum ib_wr_opcode opcode,
+			     struct ib_sge *sges, u32 nr_sge, u64 remote_addr,
+			     u32 rkey)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = opcode;
+	wr->wr.sg_list = sges;
+	wr->wr.num_sge = nr_sge;
+	wr->remote_addr = remote_addr;
+	wr->rkey = rkey;
+}
+
+/* SGE path: gather the entries straight from the DMA addresses. */
+static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				 const struct rdma_rwx_layout *layout,
+				 struct scatterlist *sg, u32 offset,
+				 u64 remote_addr, u32 rkey,
+				 enum dma_data_direction dir)
+{
+	u32 lkey = qp->pd->local_dma_lkey, nents, op, i;
+	enum ib_wr_opcode opcode = rdma_rwx_sge_opcode(dir);
+	struct ib_rdma_wr *wrs;
+	struct ib_sge *sge;
+	size_t size;
+
+	nents = (layout->nr_ops - 1) * layout->per_op + layout->last_op;
+	if (nents == 1) {
+		sge = &ctx->single.sge;
+		wrs = &ctx->single.wr;
+		ctx->type = RDMA_RWX_CTX_SINGLE;
+	} else {
+		/* One allocation: the WR array, then the SGE array. */
+		size = size_add(array_size(layout->nr_ops, sizeof(*wrs)),
+				array_size(nents, sizeof(*sge)));
+		wrs = kmalloc(size, GFP_KERNEL);
+		if (!wrs)
+			return -ENOMEM;
+		sge = (struct ib_sge *)(wrs + layout->nr_ops);
+		ctx->map.wrs = wrs;
+		ctx->map.sges = sge;
+		ctx->type = RDMA_RWX_CTX_MULTI;
+	}
+
+	for (op = 0; op < layout->nr_ops; op++) {
+		u32 nr_sge = op + 1 < layout->nr_ops ? layout->per_op :
+						       layout->last_op;
+		struct ib_rdma_wr *wr = &wrs[op];
+
+		rdma_rwx_fill_wr(wr, opcode, sge, nr_sge, remote_addr, rkey);
+		for (i = 0; i < nr_sge; i++, sge++, sg = sg_next(sg)) {
+			sge->addr = sg_dma_address(sg) + offset;
+			sge->length = sg_dma_len(sg) - offset;
+			sge->lkey = lkey;
+			remote_addr += sge->length;
+			offset = 0;
+		}
+		wr->wr.next = op + 1 < layout->nr_ops ? &wrs[op + 1].wr : NULL;
+	}
+	ctx->nr_ops = layout->nr_ops;
+	return layout->nr_ops;
+}
+
+static void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			     u32 count)
+{
+	while (count--)
+		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[count].mr);
+}
+
+/*
+ * Map @nents entries into @mr, starting @offset bytes into the first.
+ * The offset is folded into a private copy of the first entry instead of
+ * being passed as ib_map_mr_sg()'s sg_offset: some drivers (siw) build
+ * their page lists from the entries alone and then place the data at the
+ * start of the first entry, @offset bytes early.
+ */
+static int rdma_rwx_map_mr(struct ib_mr *mr, struct scatterlist *sg,
+			   u32 nents, u32 offset)
+{
+	struct scatterlist head[2];
+
+	if (!offset)
+		return ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
+	sg_init_table(head, 2);
+	sg_dma_address(&head[0]) = sg_dma_address(sg) + offset;
+	sg_dma_len(&head[0]) = sg_dma_len(sg) - offset;
+	if (nents > 1)
+		sg_chain(head, 2, sg_next(sg));
+	else
+		sg_mark_end(&head[0]);
+	return ib_map_mr_sg(mr, head, nents, NULL, PAGE_SIZE);
+}
+
+/*
+ * Register @nents entries into one pool MR and build its WRs:
+ * [LOCAL_INV ->] REG_MR -> READ/WRITE.  Returns the number of WRs.
+ */
+static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
+				const struct rdma_rwx_caps *caps,
+				struct scatterlist *sg, u32 nents, u32 offset,
+				u64 remote_addr, u32 rkey,
+				enum dma_data_direction dir)
+{
+	struct ib_mr *mr;
+	int mapped, count = 2;
+
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	if (!mr)
+		return -EAGAIN;
+	mapped = rdma_rwx_map_mr(mr, sg, nents, offset);
+	if (mapped < 0 || (u32)mapped < nents) {
+		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+		return -EINVAL;
+	}
+	reg->mr = mr;
+
+	if (mr->need_inval) {
+		reg->inv_wr.opcode = IB_WR_LOCAL_INV;
+		reg->inv_wr.ex.invalidate_rkey = mr->lkey;
+		reg->inv_wr.next = &reg->reg_wr.wr;
+		count++;
+	}
+
+	reg->reg_wr.wr.opcode = IB_WR_REG_MR;
+	reg->reg_wr.wr.next = &reg->wr.wr;
+	reg->reg_wr.mr = mr;
+	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
+	if (caps->iwarp)	/* iWARP READ responses are remote writes */
+		reg->reg_wr.access |= IB_ACCESS_REMOTE_WRITE;
+
+	reg->sge.addr = mr->iova;
+	reg->sge.length = mr->length;
+	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
+			 remote_addr, rkey);
+	if (dir == DMA_FROM_DEVICE && caps->read_inv) {
+		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
+		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
+	}
+	return count;
+}
+
+static struct ib_send_wr *rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
+{
+	return reg->inv_wr.next ? &reg->inv_wr : &reg->reg_wr.wr;
+}
+
+/* MR path: one fast-registered MR per READ/WRITE WR. */
+static int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				const struct rdma_rwx_caps *caps,
+				const struct rdma_rwx_layout *layout,
+				struct scatterlist *sg, u32 offset,
+				u64 remote_addr, u32 rkey,
+				enum dma_data_direction dir)
+{
+	u32 op, i;
+	int ret, count = 0;
+
+	ctx->reg = kcalloc(layout->nr_ops, sizeof(*ctx->reg), GFP_KERNEL);
+	if (!ctx->reg)
+		return -ENOMEM;
+
+	for (op = 0; op < layout->nr_ops; op++) {
+		struct rdma_rw_reg_ctx *reg = &ctx->reg[op];
+		u32 nents = op + 1 < layout->nr_ops ? layout->per_op :
+						      layout->last_op;
+
+		ret = rdma_rwx_init_one_mr(reg, qp, caps, sg, nents, offset,
+					   remote_addr, rkey, dir);
+		if (ret < 0) {
+			rdma_rwx_put_mrs(ctx, qp, op);
+			kfree(ctx->reg);
+			return ret;
+		}
+		count += ret;
+		if (op)
+			ctx->reg[op - 1].wr.wr.next = rdma_rwx_reg_first_wr(reg);
+		remote_addr += reg->sge.length;
+		for (i = 0; i < nents; i++)
+			sg = sg_next(sg);
+		offset = 0;
+	}
+	ctx->nr_ops = layout->nr_ops;
+	ctx->type = RDMA_RWX_CTX_MR;
+	return count;
+}
+
+static bool rdma_rwx_dir_valid(enum dma_data_direction dir)
+{
+	return dir == DMA_TO_DEVICE || dir == DMA_FROM_DEVICE;
+}
+
+/**
+ * rdma_rwx_ctx_init() - initialise an RDMA READ/WRITE context
+ * @ctx: context to initialise
+ * @qp: queue pair to operate on
+ * @port_num: port the connection is bound to
+ * @sg: scatterlist to READ/WRITE from/to
+ * @sg_cnt: number of entries in @sg
+ * @sg_offset: byte offset into @sg where the transfer starts
+ * @remote_addr: remote address to read/write (relative to @rkey)
+ * @rkey: remote key to operate on
+ * @dir: %DMA_TO_DEVICE for RDMA WRITE, %DMA_FROM_DEVICE for RDMA READ
+ *
+ * Maps @sg for DMA and builds the WR chain: plain RDMA READ/WRITE WRs
+ * (the SGE path) or, for READs on iWARP, READs the device prefers to
+ * register, or with the force_mr parameter, fast-registered MRs from the
+ * QP's pool (the MR path).  When the pool is empty and MRs are only an
+ * optimisation, it falls back to the SGE path.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of WRs the context will post, or
+ * -EINVAL for a NULL @ctx, @qp or @sg, an @sg_cnt of 0, an invalid @dir
+ * or @port_num, an @sg_offset at or past the end of @sg, or memory that
+ * cannot be registered; -ENOMEM when the DMA mapping or an allocation
+ * fails; -EAGAIN when MRs are required and the QP's pool is empty.
+ * On error nothing stays mapped or taken from the pool.
+ */
+int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+		      u32 port_num, struct scatterlist *sg, u32 sg_cnt,
+		      u32 sg_offset, u64 remote_addr, u32 rkey,
+		      enum dma_data_direction dir)
+{
+	struct rdma_rwx_layout layout;
+	struct rdma_rwx_caps caps;
+	struct scatterlist *first = sg;
+	struct ib_device *dev;
+	u32 nents;
+	int ret;
+
+	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir))
+		return -EINVAL;
+	ctx->type = RDMA_RWX_CTX_DEAD;
+	dev = qp->pd->device;
+	if (!rdma_is_port_valid(dev, port_num))
+		return -EINVAL;
+
+	nents = ib_dma_map_sg(dev, sg, sg_cnt, dir);
+	if (!nents)
+		return -ENOMEM;
+
+	ret = rdma_rwx_sg_skip(&first, &nents, &sg_offset);
+	if (ret)
+		goto out_unmap;
+
+	rdma_rwx_qp_caps(qp, port_num, &caps);
+	ret = rdma_rwx_layout(&caps, dir, nents, &layout);
+	if (ret)
+		goto out_unmap;
+
+	if (layout.path == RDMA_RWX_PATH_MR) {
+		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, &layout, first,
+					   sg_offset, remote_addr, rkey, dir);
+		if (ret != -EAGAIN || !layout.sge_fallback)
+			goto out;
+		ret = rdma_rwx_layout_sge(&caps, dir, nents, &layout);
+		if (ret)
+			goto out_unmap;
+	}
+	ret = rdma_rwx_init_sge_wrs(ctx, qp, &layout, first, sg_offset,
+				    remote_addr, rkey, dir);
+out:
+	if (ret >= 0)
+		return ret;
+out_unmap:
+	ctx->type = RDMA_RWX_CTX_DEAD;
+	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init, RDMA_RWX);
+
+/* A fresh rkey for each use, so a late access with the old one faults. */
+static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
+{
+	struct ib_mr *mr = reg->mr;
+
+	mr->need_inval = reg->wr.wr.opcode != IB_WR_RDMA_READ_WITH_INV;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
+	reg->reg_wr.key = mr->lkey;
+	reg->sge.lkey = mr->lkey;
+}
+
+/**
+ * rdma_rwx_ctx_wrs() - the WR chain of a context
+ * @ctx: context initialised by rdma_rwx_ctx_init()
+ * @qp: queue pair to operate on
+ * @port_num: port the connection is bound to
+ * @cqe: completion for the last WR (used when @chain_wr is NULL)
+ * @chain_wr: WR to append to the chain, or NULL
+ *
+ * Returns the chain of REG_MR / LOCAL_INV and RDMA READ/WRITE WRs of
+ * @ctx.  Only the last READ/WRITE WR is signaled, with @cqe; with a
+ * @chain_wr, that WR is appended instead and carries the completion.
+ * MR keys are bumped here, so each call is one use of the MRs.
+ *
+ * Return: the first WR, or NULL when @ctx is not a live context or
+ * neither @cqe nor @chain_wr is given.
+ */
+struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				    u32 port_num, struct ib_cqe *cqe,
+				    struct ib_send_wr *chain_wr)
+{
+	struct ib_send_wr *first, *last;
+	u32 i;
+
+	if (!ctx || (!cqe && !chain_wr))
+		return NULL;
+
+	switch (ctx->type) {
+	case RDMA_RWX_CTX_SINGLE:
+		first = &ctx->single.wr.wr;
+		last = first;
+		break;
+	case RDMA_RWX_CTX_MULTI:
+		first = &ctx->map.wrs[0].wr;
+		last = &ctx->map.wrs[ctx->nr_ops - 1].wr;
+		break;
+	case RDMA_RWX_CTX_MR:
+		for (i = 0; i < ctx->nr_ops; i++)
+			rdma_rwx_bump_key(&ctx->reg[i]);
+		first = rdma_rwx_reg_first_wr(&ctx->reg[0]);
+		last = &ctx->reg[ctx->nr_ops - 1].wr.wr;
+		break;
+	default:
+		return NULL;
+	}
+
+	last->next = chain_wr;
+	if (chain_wr) {
+		last->send_flags &= ~IB_SEND_SIGNALED;
+	} else {
+		last->wr_cqe = cqe;
+		last->send_flags |= IB_SEND_SIGNALED;
+	}
+	return first;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_wrs, RDMA_RWX);
+
+/**
+ * rdma_rwx_ctx_post() - post the WR chain of a context
+ * @ctx: context initialised by rdma_rwx_ctx_init()
+ * @qp: queue pair to operate on
+ * @port_num: port the connection is bound to
+ * @cqe: completion for the last WR (used when @chain_wr is NULL)
+ * @chain_wr: WR to append to the chain, or NULL
+ *
+ * Posts what rdma_rwx_ctx_wrs() returns, in one ib_post_send().
+ *
+ * Return: 0; -EINVAL when @ctx is not a live context or neither @cqe nor
+ * @chain_wr is given; or the error of ib_post_send().
+ */
+int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+		      u32 port_num, struct ib_cqe *cqe,
+		      struct ib_send_wr *chain_wr)
+{
+	struct ib_send_wr *first;
+
+	if (!qp)
+		return -EINVAL;
+	first = rdma_rwx_ctx_wrs(ctx, qp, port_num, cqe, chain_wr);
+	if (!first)
+		return -EINVAL;
+	return ib_post_send(qp, first, NULL);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
+
+/**
+ * rdma_rwx_ctx_destroy() - release what rdma_rwx_ctx_init() took
+ * @ctx: context to release
+ * @qp: queue pair it was initialised on
+ * @port_num: port the connection is bound to
+ * @sg: scatterlist passed to rdma_rwx_ctx_init()
+ * @sg_cnt: entries in @sg, as passed to rdma_rwx_ctx_init()
+ * @dir: direction, as passed to rdma_rwx_ctx_init()
+ *
+ * Returns the MRs to the QP's pool, frees the WRs and unmaps @sg.  The
+ * context is marked dead, so a second destroy does nothing.
+ */
+void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			  u32 port_num, struct scatterlist *sg, u32 sg_cnt,
+			  enum dma_data_direction dir)
+{
+	if (!ctx || !qp || !sg)
+		return;
+
+	switch (ctx->type) {
+	case RDMA_RWX_CTX_SINGLE:
+		break;
+	case RDMA_RWX_CTX_MULTI:
+		kfree(ctx->map.wrs);	/* the SGEs share the allocation */
+		break;
+	case RDMA_RWX_CTX_MR:
+		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
+		kfree(ctx->reg);
+		break;
+	default:
+		return;
+	}
+	ctx->type = RDMA_RWX_CTX_DEAD;
+	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy, RDMA_RWX);

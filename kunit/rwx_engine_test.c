@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit: the engine moving real data between two connected QPs on rxe0
+ * (RoCE: SGE path) and siw0 (iWARP: READs take the MR path), byte-exact,
+ * over list shapes from 1 byte to 4 MiB with offsets; the NVMe-oF pattern
+ * (WRITE chain + SEND through chain_wr, one post, one completion); and
+ * bad input, which must fail with its documented error and leave no MR
+ * taken from the pool.
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/rw.h>
+#include <rdma/rwx.h>
+#include <rdma/rwx_loopback.h>
+
+#define RWX_REMOTE_ORDER	10	/* 4 MiB of target memory */
+#define RWX_REMOTE_LEN		(PAGE_SIZE << RWX_REMOTE_ORDER)
+#define RWX_MAX_ENTRIES		1024
+
+struct rwx_engine_dev {
+	const char *name;
+	const char *addr;
+};
+
+static const struct rwx_engine_dev rwx_engine_devs[] = {
+	{ .name = "rxe0", .addr = "192.0.2.1" },
+	{ .name = "siw0", .addr = "192.0.2.2" },
+};
+
+static void rwx_engine_dev_desc(const struct rwx_engine_dev *dev, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", dev->name);
+}
+
+KUNIT_ARRAY_PARAM(rwx_engine_dev, rwx_engine_devs, rwx_engine_dev_desc);
+
+struct rwx_engine_ctx {
+	struct rwx_loopback conn;
+	int setup_ret;
+	struct page *remote;
+	u64 remote_dma;
+	struct scatterlist *sgl;	/* RWX_MAX_ENTRIES entries */
+	struct page *pages[RWX_MAX_ENTRIES];
+	u32 nents;
+};
+
+static int rwx_engine_init(struct kunit *test)
+{
+	const struct rwx_engine_dev *dev = test->param_value;
+	struct rwx_loopback_params params = {
+		.max_send_wr = 256,
+		.max_send_sge = 16,
+		.max_rdma_ctxs = 8,
+	};
+	struct rwx_engine_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	ctx->sgl = kunit_kcalloc(test, RWX_MAX_ENTRIES, sizeof(*ctx->sgl),
+				 GFP_KERNEL);
+	if (!ctx->sgl)
+		return -ENOMEM;
+	params.addr = dev->addr;
+	ctx->setup_ret = rwx_loopback_setup(&ctx->conn, &params);
+	return 0;
+}
+
+static void rwx_engine_free_list(struct rwx_engine_ctx *ctx)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->nents; i++)
+		__free_pages(ctx->pages[i], get_order(ctx->sgl[i].length));
+	ctx->nents = 0;
+}
+
+static void rwx_engine_exit(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+
+	if (ctx->remote_dma)
+		ib_dma_unmap_page(ctx->conn.device, ctx->remote_dma,
+				  RWX_REMOTE_LEN, DMA_BIDIRECTIONAL);
+	if (ctx->remote)
+		__free_pages(ctx->remote, RWX_REMOTE_ORDER);
+	rwx_engine_free_list(ctx);
+	rwx_loopback_teardown(&ctx->conn);
+}
+
+static struct ib_qp *rwx_qp(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+
+	return ctx->conn.qp[RWX_CLIENT];
+}
+
+static u32 rwx_port(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+
+	return ctx->conn.id[RWX_CLIENT]->port_num;
+}
+
+/* Connected, on the right device, with 4 MiB of target memory. */
+static void rwx_engine_ready(struct kunit *test)
+{
+	const struct rwx_engine_dev *dev = test->param_value;
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct ib_device *device;
+
+	KUNIT_ASSERT_EQ_MSG(test, ctx->setup_ret, 0, "connect on %s: %s",
+			    dev->name, ctx->conn.error_what ?: "?");
+	device = ctx->conn.device;
+	KUNIT_ASSERT_STREQ(test, dev_name(&device->dev), dev->name);
+	ctx->remote = alloc_pages(GFP_KERNEL, RWX_REMOTE_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->remote);
+	ctx->remote_dma = ib_dma_map_page(device, ctx->remote, 0,
+					  RWX_REMOTE_LEN, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(device, ctx->remote_dma)) {
+		ctx->remote_dma = 0;
+		KUNIT_FAIL(test, "cannot map the remote buffer");
+	}
+}
+
+/* A local list: @n entries of @pages pages each. */
+static void rwx_engine_list(struct kunit *test, u32 n, u32 pages)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	u32 i;
+
+	KUNIT_ASSERT_LE(test, n, RWX_MAX_ENTRIES);
+	rwx_engine_free_list(ctx);
+	sg_init_table(ctx->sgl, n);
+	for (i = 0; i < n; i++) {
+		ctx->pages[i] = alloc_pages(GFP_KERNEL, get_order(pages * PAGE_SIZE));
+		KUNIT_ASSERT_NOT_NULL(test, ctx->pages[i]);
+		ctx->nents = i + 1;
+		sg_set_page(&ctx->sgl[i], ctx->pages[i], pages * PAGE_SIZE, 0);
+	}
+}
+
+/*
+ * Compare the local list, from @offset, with remote memory: returns the
+ * number of leading bytes that match (the whole transfer when all do).
+ */
+static size_t rwx_engine_compare(struct rwx_engine_ctx *ctx, u32 offset,
+				 size_t len)
+{
+	const u8 *remote = page_address(ctx->remote);
+	struct scatterlist *sg;
+	size_t pos = 0;
+	u32 i;
+
+	for_each_sg(ctx->sgl, sg, ctx->nents, i) {
+		const u8 *local = sg_virt(sg);
+		size_t n = sg->length;
+
+		if (offset >= n) {
+			offset -= n;
+			continue;
+		}
+		local += offset;
+		n = min(n - offset, len - pos);
+		offset = 0;
+		if (memcmp(local, remote + pos, n)) {
+			while (local[0] == remote[pos]) {
+				local++;
+				pos++;
+			}
+			return pos;
+		}
+		pos += n;
+		if (pos == len)
+			break;
+	}
+	return pos;
+}
+
+static void rwx_engine_fill_local(struct rwx_engine_ctx *ctx, bool random)
+{
+	struct scatterlist *sg;
+	u32 i;
+
+	for_each_sg(ctx->sgl, sg, ctx->nents, i) {
+		if (random)
+			get_random_bytes(sg_virt(sg), sg->length);
+		else
+			memset(sg_virt(sg), 0, sg->length);
+	}
+}
+
+/* init + post + wait + destroy; returns init's WR count or an error. */
+static int rwx_engine_move(struct kunit *test, u32 offset,
+			   enum dma_data_direction dir)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_loopback_wait *wait;
+	struct rdma_rw_ctx rw;
+	int nr_wrs, ret;
+
+	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
+	if (!wait)
+		return -ENOMEM;
+	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
+				   ctx->nents, offset, ctx->remote_dma,
+				   ctx->conn.pd->unsafe_global_rkey, dir);
+	if (nr_wrs < 0)
+		return nr_wrs;
+	rwx_loopback_wait_init(wait);
+	ret = rdma_rwx_ctx_post(&rw, rwx_qp(test), rwx_port(test), &wait->cqe,
+				NULL);
+	if (!ret)
+		ret = rwx_loopback_wait_for(wait);
+	if (ret == -ETIMEDOUT)
+		return ret;	/* the WRs may still run: leave them mapped */
+	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
+			     ctx->nents, dir);
+	KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
+	return ret ?: nr_wrs;
+}
+
+struct rwx_shape {
+	u32 entries, pages, offset;
+	size_t len;	/* bytes to move; 0: the whole list after offset */
+};
+
+/* Byte-exact WRITE then READ of one shape. */
+static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	size_t total = (size_t)s->entries * s->pages * PAGE_SIZE - s->offset;
+	u8 *remote = page_address(ctx->remote);
+	int ret;
+
+	rwx_engine_list(test, s->entries, s->pages);
+	KUNIT_ASSERT_LE(test, total, RWX_REMOTE_LEN);
+
+	/* WRITE: random local data to zeroed remote memory. */
+	rwx_engine_fill_local(ctx, true);
+	memset(remote, 0, RWX_REMOTE_LEN);
+	ret = rwx_engine_move(test, s->offset, DMA_TO_DEVICE);
+	KUNIT_ASSERT_GT_MSG(test, ret, 0, "WRITE %u x %u pages, offset %u",
+			    s->entries, s->pages, s->offset);
+	KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
+			    total, "WRITE %u x %u pages, offset %u: bytes right",
+			    s->entries, s->pages, s->offset);
+	/* Nothing past the transfer was touched. */
+	if (total < RWX_REMOTE_LEN)
+		KUNIT_EXPECT_NULL(test, memchr_inv(remote + total, 0,
+						   RWX_REMOTE_LEN - total));
+
+	/* READ: random remote data into zeroed local memory. */
+	get_random_bytes(remote, total);
+	rwx_engine_fill_local(ctx, false);
+	ret = rwx_engine_move(test, s->offset, DMA_FROM_DEVICE);
+	KUNIT_ASSERT_GT_MSG(test, ret, 0, "READ %u x %u pages, offset %u",
+			    s->entries, s->pages, s->offset);
+	KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
+			    total, "READ %u x %u pages, offset %u: bytes right",
+			    s->entries, s->pages, s->offset);
+	/* The bytes before the offset were not written. */
+	KUNIT_EXPECT_NULL(test, memchr_inv(sg_virt(ctx->sgl), 0,
+					   min_t(u32, s->offset, ctx->sgl->length)));
+}
+
+static void rwx_engine_data(struct kunit *test)
+{
+	static const struct rwx_shape shapes[] = {
+		{ 1, 1, PAGE_SIZE - 1 },	/* 1 byte */
+		{ 1, 1, 0 },			/* one page */
+		{ 2, 1, 100 },			/* offset inside the first */
+		{ 16, 1, 0 },			/* the QP's SGE limit */
+		{ 17, 1, PAGE_SIZE },		/* limit + 1, offset on a boundary */
+		{ 3, 4, 5 * PAGE_SIZE + 7 },	/* offset inside a middle entry */
+		{ 64, 2, 3000 },
+		{ 256, 1, 0 },			/* one full MR on siw */
+		{ 300, 1, 1 },			/* two MRs */
+		{ 1024, 1, 0 },			/* 4 MiB in pages */
+		{ 64, 16, 0 },			/* 4 MiB in 64 KiB entries */
+	};
+	int i;
+
+	rwx_engine_ready(test);
+	for (i = 0; i < ARRAY_SIZE(shapes); i++)
+		rwx_engine_shape(test, &shapes[i]);
+}
+
+/*
+ * NVMe-oF: the data goes out as a WRITE chain with the response SEND
+ * appended through chain_wr, in one post; only the SEND completes.
+ */
+static void rwx_engine_chain_send(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_loopback_wait *send_wait, *recv_wait;
+	struct ib_qp *server_qp;
+	u8 *msg, *inbox;
+	u64 msg_dma, inbox_dma;
+	struct ib_device *dev;
+	struct ib_sge send_sge, recv_sge;
+	struct ib_send_wr send = {}, *first, *wr;
+	struct ib_recv_wr recv = {};
+	struct rdma_rw_ctx rw;
+	int nr_wrs, n;
+
+	rwx_engine_ready(test);
+	dev = ctx->conn.device;
+	server_qp = ctx->conn.qp[RWX_SERVER];
+	send_wait = kunit_kzalloc(test, sizeof(*send_wait), GFP_KERNEL);
+	recv_wait = kunit_kzalloc(test, sizeof(*recv_wait), GFP_KERNEL);
+	msg = kunit_kzalloc(test, 64, GFP_KERNEL);
+	inbox = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, send_wait && recv_wait && msg && inbox);
+	strscpy(msg, "nvme completion", 64);
+	msg_dma = ib_dma_map_single(dev, msg, 64, DMA_TO_DEVICE);
+	inbox_dma = ib_dma_map_single(dev, inbox, 64, DMA_FROM_DEVICE);
+	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(dev, msg_dma) ||
+			   ib_dma_mapping_error(dev, inbox_dma));
+
+	rwx_loopback_wait_init(recv_wait);
+	recv_sge = (struct ib_sge){ inbox_dma, 64, ctx->conn.pd->local_dma_lkey };
+	recv.wr_cqe = &recv_wait->cqe;
+	recv.sg_list = &recv_sge;
+	recv.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_recv(server_qp, &recv, NULL), 0);
+
+	rwx_engine_list(test, 40, 1);	/* several WRITE WRs */
+	rwx_engine_fill_local(ctx, true);
+	memset(page_address(ctx->remote), 0, 40 * PAGE_SIZE);
+	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
+				   40, 0, ctx->remote_dma,
+				   ctx->conn.pd->unsafe_global_rkey, DMA_TO_DEVICE);
+	KUNIT_ASSERT_EQ(test, nr_wrs,
+			(int)DIV_ROUND_UP(40, rwx_qp(test)->max_write_sge));
+	KUNIT_ASSERT_GT(test, nr_wrs, 1);
+
+	rwx_loopback_wait_init(send_wait);
+	send_sge = (struct ib_sge){ msg_dma, 16, ctx->conn.pd->local_dma_lkey };
+	send.opcode = IB_WR_SEND;
+	send.wr_cqe = &send_wait->cqe;
+	send.send_flags = IB_SEND_SIGNALED;
+	send.sg_list = &send_sge;
+	send.num_sge = 1;
+	/* The chain: nr_wrs unsignaled WRITEs, then the SEND; one post. */
+	first = rdma_rwx_ctx_wrs(&rw, rwx_qp(test), rwx_port(test), NULL, &send);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	for (wr = first, n = 0; wr && wr != &send; wr = wr->next, n++) {
+		KUNIT_EXPECT_EQ(test, wr->opcode, IB_WR_RDMA_WRITE);
+		KUNIT_EXPECT_FALSE(test, wr->send_flags & IB_SEND_SIGNALED);
+	}
+	KUNIT_ASSERT_PTR_EQ(test, wr, &send);
+	KUNIT_EXPECT_EQ(test, n, nr_wrs);
+	KUNIT_ASSERT_EQ(test, ib_post_send(rwx_qp(test), first, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(send_wait), 0);
+	KUNIT_EXPECT_EQ(test, send_wait->opcode, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(recv_wait), 0);
+	/* The SEND was ordered after the data: the data is there. */
+	KUNIT_EXPECT_EQ(test, rwx_engine_compare(ctx, 0, 40 * PAGE_SIZE),
+			40 * PAGE_SIZE);
+	KUNIT_EXPECT_STREQ(test, (char *)inbox, "nvme completion");
+
+	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl, 40,
+			     DMA_TO_DEVICE);
+	ib_dma_unmap_single(dev, msg_dma, 64, DMA_TO_DEVICE);
+	ib_dma_unmap_single(dev, inbox_dma, 64, DMA_FROM_DEVICE);
+}
+
+static void rwx_engine_bad_input(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct ib_qp *qp;
+	struct rdma_rw_ctx rw;
+	u32 port, rkey, len;
+	u64 raddr;
+
+	rwx_engine_ready(test);
+	qp = rwx_qp(test);
+	port = rwx_port(test);
+	rkey = ctx->conn.pd->unsafe_global_rkey;
+	raddr = ctx->remote_dma;
+	rwx_engine_list(test, 4, 1);
+	len = 4 * PAGE_SIZE;
+
+#define RWX_EXPECT_INIT(want, c, q, p, sg, n, off, dir)			\
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init(c, q, p, sg, n, off, raddr,	\
+						rkey, dir), want)
+	RWX_EXPECT_INIT(-EINVAL, NULL, qp, port, ctx->sgl, 4, 0, DMA_TO_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, NULL, port, ctx->sgl, 4, 0, DMA_TO_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, NULL, 4, 0, DMA_TO_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 0, 0, DMA_TO_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 4, 0, DMA_BIDIRECTIONAL);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 4, 0, DMA_NONE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, 0, ctx->sgl, 4, 0, DMA_TO_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port + 1, ctx->sgl, 4, 0, DMA_TO_DEVICE);
+	/* Offsets at and past the end, for both directions (both paths on siw). */
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 4, len, DMA_TO_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 4, len, DMA_FROM_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 4, len + 1, DMA_TO_DEVICE);
+	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 4, U32_MAX, DMA_FROM_DEVICE);
+#undef RWX_EXPECT_INIT
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+
+	/* A live context: WRs need a completion or a chain. */
+	KUNIT_ASSERT_GT(test, rdma_rwx_ctx_init(&rw, qp, port, ctx->sgl, 4, 0,
+						raddr, rkey, DMA_FROM_DEVICE), 0);
+	KUNIT_EXPECT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, NULL, NULL));
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, qp, port, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, NULL, port, NULL, NULL), -EINVAL);
+	rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 4, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+	/* A destroyed context is dead: destroy and post do nothing. */
+	rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 4, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, NULL, NULL));
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+}
+
+/*
+ * iWARP READs need MRs: once the pool is empty, -EAGAIN, and nothing is
+ * lost.  On RoCE (no force_mr) READs never touch the pool at all.
+ */
+static void rwx_engine_pool_empty(struct kunit *test)
+{
+	const struct rwx_engine_dev *dev = test->param_value;
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rdma_rw_ctx rw[9];
+	struct ib_qp *qp;
+	u32 port, taken;
+	int i, ret = 0;
+	bool iwarp;
+
+	rwx_engine_ready(test);
+	iwarp = rdma_protocol_iwarp(ctx->conn.device, rwx_port(test));
+	qp = rwx_qp(test);
+	port = rwx_port(test);
+	rwx_engine_list(test, 2, 1);
+	/* Eight contexts in the pool: the ninth READ finds it empty. */
+	for (i = 0; i < ARRAY_SIZE(rw); i++) {
+		ret = rdma_rwx_ctx_init(&rw[i], qp, port, ctx->sgl, 2, 0,
+					ctx->remote_dma,
+					ctx->conn.pd->unsafe_global_rkey,
+					DMA_FROM_DEVICE);
+		if (ret < 0)
+			break;
+	}
+	taken = i;
+	KUNIT_EXPECT_EQ_MSG(test, taken, iwarp ? 8U : 9U, "%s", dev->name);
+	KUNIT_EXPECT_EQ(test, ret, iwarp ? -EAGAIN : 1);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, iwarp ? 8 : 0);
+	while (i--)
+		rdma_rwx_ctx_destroy(&rw[i], qp, port, ctx->sgl, 2, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+}
+
+static struct kunit_case rwx_engine_cases[] = {
+	KUNIT_CASE_PARAM(rwx_engine_data, rwx_engine_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_chain_send, rwx_engine_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_engine_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_engine_dev_gen_params),
+	{}
+};
+
+static struct kunit_suite rwx_engine_suite = {
+	.name = "rwx_engine",
+	.init = rwx_engine_init,
+	.exit = rwx_engine_exit,
+	.test_cases = rwx_engine_cases,
+};
+
+kunit_test_suite(rwx_engine_suite);
+
+MODULE_DESCRIPTION("KUnit: rdma_rwx moving data on rxe0 and siw0");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(RDMA_RWX);
+MODULE_IMPORT_NS(RDMA_RWX_LOOPBACK);

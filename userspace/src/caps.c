@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * QP and SRQ SGE limits, cached.
+ *
+ * ibv_query_qp()/ibv_query_srq() are system calls on most providers; doing
+ * one per post would halve the message rate of small operations.  The
+ * limits never change for the life of a QP, so they are cached in a small
+ * direct-mapped table.
+ *
+ * Nothing tells us when a QP is destroyed, and its memory may be reused
+ * for a new QP with other limits.  An entry therefore matches only if the
+ * pointer, the verbs context, the kernel handle and the QP number all
+ * match.  The kernel may hand a freed handle to the next QP, but QP numbers
+ * come from the device, which does not give a destroyed QP's number to the
+ * next QP (rxe allocates them cyclically, hardware similarly), so a stale
+ * entry is a miss and is replaced.  rwxi_caps_forget() exists for callers
+ * that know better (tests).
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "rwx_internal.h"
+
+#define CACHE_SLOTS 64
+
+enum obj_kind { KIND_QP = 1, KIND_SRQ = 2 };
+
+struct cache_ent {
+	const void *obj;
+	const void *ctx;
+	uint32_t handle;
+	uint32_t num;
+	int kind;
+	struct rwxi_caps caps;
+};
+
+static struct cache_ent cache[CACHE_SLOTS];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct cache_ent *slot_of(const void *obj)
+{
+	uintptr_t p = (uintptr_t)obj;
+
+	/* Allocations are at least 16-byte aligned: drop the zero bits. */
+	return &cache[((p >> 4) ^ (p >> 12)) % CACHE_SLOTS];
+}
+
+static int lookup(const void *obj, const void *ctx, uint32_t handle,
+		  uint32_t num, int kind, struct rwxi_caps *out)
+{
+	struct cache_ent *e = slot_of(obj);
+	int hit;
+
+	pthread_mutex_lock(&cache_lock);
+	hit = e->obj == obj && e->ctx == ctx && e->handle == handle &&
+	      e->num == num && e->kind == kind;
+	if (hit)
+		*out = e->caps;
+	pthread_mutex_unlock(&cache_lock);
+	return hit;
+}
+
+static void store(const void *obj, const void *ctx, uint32_t handle,
+		  uint32_t num, int kind, const struct rwxi_caps *caps)
+{
+	struct cache_ent *e = slot_of(obj);
+
+	pthread_mutex_lock(&cache_lock);
+	e->obj = obj;
+	e->ctx = ctx;
+	e->handle = handle;
+	e->num = num;
+	e->kind = kind;
+	e->caps = *caps;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* Only RW contexts need it; a failed query just means "no extra limit". */
+static uint32_t device_max_sge_rd(struct ibv_context *ctx)
+{
+	struct ibv_device_attr dev;
+
+	memset(&dev, 0, sizeof(dev));
+	if (ibv_query_device(ctx, &dev))
+		return 0;
+	return dev.max_sge_rd > 0 ? (uint32_t)dev.max_sge_rd : 0;
+}
+
+/* Returns 0 or a positive errno. */
+int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	int ret;
+
+	if (lookup(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps))
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	memset(&init, 0, sizeof(init));
+	ret = ibv_query_qp(qp, &attr, IBV_QP_CAP, &init);
+	if (ret)
+		return ret > 0 ? ret : EIO;
+	caps->max_send_sge = attr.cap.max_send_sge;
+	caps->max_recv_sge = attr.cap.max_recv_sge;
+	caps->max_sge_rd = device_max_sge_rd(qp->context);
+	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
+	return 0;
+}
+
+int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
+{
+	struct ibv_srq_attr attr;
+	struct rwxi_caps caps;
+	int ret;
+
+	if (lookup(srq, srq->context, srq->handle, 0, KIND_SRQ, &caps)) {
+		*max_sge = caps.max_recv_sge;
+		return 0;
+	}
+	memset(&attr, 0, sizeof(attr));
+	ret = ibv_query_srq(srq, &attr);
+	if (ret)
+		return ret > 0 ? ret : EIO;
+	caps.max_send_sge = 0;
+	caps.max_recv_sge = attr.max_sge;
+	store(srq, srq->context, srq->handle, 0, KIND_SRQ, &caps);
+	*max_sge = attr.max_sge;
+	return 0;
+}
+
+/* Tests: give a fake QP limits without a device to query. */
+void rwxi_caps_seed(struct ibv_qp *qp, const struct rwxi_caps *caps)
+{
+	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
+}
+
+void rwxi_caps_seed_srq(struct ibv_srq *srq, uint32_t max_sge)
+{
+	struct rwxi_caps caps = { .max_recv_sge = max_sge };
+
+	store(srq, srq->context, srq->handle, 0, KIND_SRQ, &caps);
+}
+
+void rwxi_caps_forget(struct ibv_qp *qp)
+{
+	struct cache_ent *e = slot_of(qp);
+
+	pthread_mutex_lock(&cache_lock);
+	if (e->obj == qp)
+		memset(e, 0, sizeof(*e));
+	pthread_mutex_unlock(&cache_lock);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rwx_post_*: send/write with immediate, send with invalidate, atomics and
+ * validated WR lists.  Same single-WR shape and checks as post.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rwx_internal.h"
+
+/* Build a one-SGE send WR from a single buffer; -errno on bad input. */
+static int build(struct ibv_send_wr *wr, struct ibv_sge *sge, void *context,
+		 void *addr, size_t length, const struct ibv_mr *mr,
+		 int flags, enum ibv_wr_opcode op, int inline_ok)
+{
+	int n = rwxi_fill_sge(sge, addr, length, mr, flags, inline_ok);
+
+	if (n < 0)
+		return n;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = (uintptr_t)context;
+	wr->sg_list = n ? sge : NULL;
+	wr->num_sge = n;
+	wr->opcode = op;
+	wr->send_flags = (unsigned int)flags;
+	return 0;
+}
+
+int rwx_post_send_imm(struct rdma_cm_id *id, void *context, void *addr,
+		      size_t length, struct ibv_mr *mr, int flags,
+		      __be32 imm_data)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	int ret = build(&wr, &sge, context, addr, length, mr, flags,
+			IBV_WR_SEND_WITH_IMM, 1);
+
+	if (ret)
+		return rdma_seterrno(-ret);
+	wr.imm_data = imm_data;
+	return rwxi_post_send_wr(id, &wr);
+}
+
+int rwx_post_write_imm(struct rdma_cm_id *id, void *context, void *addr,
+		       size_t length, struct ibv_mr *mr, int flags,
+		       uint64_t remote_addr, uint32_t rkey, __be32 imm_data)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	int ret = build(&wr, &sge, context, addr, length, mr, flags,
+			IBV_WR_RDMA_WRITE_WITH_IMM, 1);
+
+	if (ret)
+		return rdma_seterrno(-ret);
+	wr.imm_data = imm_data;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return rwxi_post_send_wr(id, &wr);
+}
+
+int rwx_post_send_inv(struct rdma_cm_id *id, void *context, void *addr,
+		      size_t length, struct ibv_mr *mr, int flags,
+		      uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	int ret = build(&wr, &sge, context, addr, length, mr, flags,
+			IBV_WR_SEND_WITH_INV, 1);
+
+	if (ret)
+		return rdma_seterrno(-ret);
+	wr.invalidate_rkey = invalidate_rkey;
+	return rwxi_post_send_wr(id, &wr);
+}
+
+/* Atomics: an MR is mandatory (the old remote value is written back). */
+static int build_atomic(struct ibv_send_wr *wr, struct ibv_sge *sge,
+			void *context, void *addr, size_t length,
+			const struct ibv_mr *mr, int flags,
+			enum ibv_wr_opcode op, uint64_t remote_addr,
+			uint32_t rkey)
+{
+	int ret;
+
+	if (!mr || (flags & IBV_SEND_INLINE))
+		return -EINVAL;
+	ret = rwxi_check_atomic((uintptr_t)addr, length, remote_addr);
+	if (ret)
+		return -ret;
+	ret = build(wr, sge, context, addr, length, mr, flags, op, 0);
+	if (ret)
+		return ret;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.rkey = rkey;
+	return 0;
+}
+
+int rwx_post_atomic_fadd(struct rdma_cm_id *id, void *context, void *addr,
+			 size_t length, struct ibv_mr *mr, int flags,
+			 uint64_t remote_addr, uint32_t rkey, uint64_t add)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	int ret = build_atomic(&wr, &sge, context, addr, length, mr, flags,
+			       IBV_WR_ATOMIC_FETCH_AND_ADD, remote_addr, rkey);
+
+	if (ret)
+		return rdma_seterrno(-ret);
+	wr.wr.atomic.compare_add = add;
+	return rwxi_post_send_wr(id, &wr);
+}
+
+int rwx_post_atomic_cswap(struct rdma_cm_id *id, void *context, void *addr,
+			  size_t length, struct ibv_mr *mr, int flags,
+			  uint64_t remote_addr, uint32_t rkey,
+			  uint64_t compare, uint64_t swap)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	int ret = build_atomic(&wr, &sge, context, addr, length, mr, flags,
+			       IBV_WR_ATOMIC_CMP_AND_SWP, remote_addr, rkey);
+
+	if (ret)
+		return rdma_seterrno(-ret);
+	wr.wr.atomic.compare_add = compare;
+	wr.wr.atomic.swap = swap;
+	return rwxi_post_send_wr(id, &wr);
+}
+
+/*
+ * Validate every WR before posting any: a bad WR in the middle would
+ * otherwise leave the earlier ones posted and the caller unsure what ran.
+ * The walk is bounded so that a cyclic list fails instead of hanging.
+ */
+#define RWX_LIST_MAX 65536
+
+int rwx_post_list(struct rdma_cm_id *id, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct ibv_send_wr *w, *bad = NULL;
+	struct rwxi_caps caps;
+	int ret, n = 0;
+
+	if (bad_wr)
+		*bad_wr = NULL;
+	ret = rwxi_id_ok(id);
+	if (!ret && !wr)
+		ret = EINVAL;
+	if (!ret)
+		ret = rwxi_qp_caps(id->qp, &caps);
+	if (ret)
+		return rdma_seterrno(ret);
+
+	for (w = wr; w; w = w->next) {
+		ret = ++n > RWX_LIST_MAX ? EINVAL :
+		      rwxi_check_send_wr(w, caps.max_send_sge);
+		if (ret) {
+			if (bad_wr)
+				*bad_wr = w;
+			return rdma_seterrno(ret);
+		}
+	}
+	ret = ibv_post_send(id->qp, wr, &bad);
+	if (ret && bad_wr)
+		*bad_wr = bad;
+	return rdma_seterrno(ret);
+}

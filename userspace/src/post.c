@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rdma_post_*: librdmacm's inline helpers as validating functions.  Each
+ * builds the same single WR as the inline version; before posting it runs
+ * the pure checks from check.c against the QP's cached SGE limits.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rwx_internal.h"
+
+/* Every post needs an id with a QP; librdmacm dereferences both blindly. */
+int rwxi_id_ok(const struct rdma_cm_id *id)
+{
+	return (id && id->qp) ? 0 : EINVAL;
+}
+
+/*
+ * Fill one SGE for a single-buffer post.  A zero-length buffer yields no
+ * SGE at all (returns 0 entries) so that neither lkey nor address matter.
+ * Returns the number of SGEs (0 or 1) or -EINVAL.
+ */
+int rwxi_fill_sge(struct ibv_sge *sge, void *addr, size_t length,
+		  const struct ibv_mr *mr, int flags, int inline_ok)
+{
+	int ret;
+
+	inline_ok = inline_ok && (flags & IBV_SEND_INLINE);
+	ret = rwxi_check_buf((uintptr_t)addr, length, mr != NULL,
+			     mr ? (uintptr_t)mr->addr : 0,
+			     mr ? mr->length : 0, inline_ok);
+	if (ret)
+		return -ret;
+	if (length == 0)
+		return 0;
+	sge->addr = (uint64_t)(uintptr_t)addr;
+	sge->length = (uint32_t)length;
+	sge->lkey = mr ? mr->lkey : 0;
+	return 1;
+}
+
+/* Check a send WR's SGE count against the QP, then post it. */
+int rwxi_post_send_wr(struct rdma_cm_id *id, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad = NULL;
+	struct rwxi_caps caps;
+	int ret;
+
+	ret = rwxi_id_ok(id);
+	if (!ret)
+		ret = rwxi_qp_caps(id->qp, &caps);
+	if (!ret)
+		ret = rwxi_check_send_wr(wr, caps.max_send_sge);
+	if (!ret)
+		ret = ibv_post_send(id->qp, wr, &bad);
+	return rdma_seterrno(ret);
+}
+
+static void init_send_wr(struct ibv_send_wr *wr, void *context,
+			 struct ibv_sge *sgl, int nsge, enum ibv_wr_opcode op,
+			 int flags)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = (uintptr_t)context;
+	wr->sg_list = nsge ? sgl : NULL;
+	wr->num_sge = nsge;
+	wr->opcode = op;
+	wr->send_flags = (unsigned int)flags;
+}
+
+/* Receive limit of where this id's receives go: its SRQ, else its QP. */
+static int recv_max_sge(struct rdma_cm_id *id, uint32_t *max_sge)
+{
+	struct rwxi_caps caps;
+	int ret;
+
+	if (id->srq)
+		return rwxi_srq_max_sge(id->srq, max_sge);
+	ret = rwxi_qp_caps(id->qp, &caps);
+	if (!ret)
+		*max_sge = caps.max_recv_sge;
+	return ret;
+}
+
+int rdma_post_recvv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
+		    int nsge)
+{
+	struct ibv_recv_wr wr, *bad = NULL;
+	uint32_t max_sge = 0;
+	int ret;
+
+	ret = rwxi_id_ok(id);
+	if (!ret)
+		ret = recv_max_sge(id, &max_sge);
+	if (!ret)
+		ret = rwxi_check_nsge(nsge, sgl != NULL, max_sge);
+	if (ret)
+		return rdma_seterrno(ret);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uintptr_t)context;
+	wr.sg_list = nsge ? sgl : NULL;
+	wr.num_sge = nsge;
+	if (id->srq)
+		return rdma_seterrno(ibv_post_srq_recv(id->srq, &wr, &bad));
+	return rdma_seterrno(ibv_post_recv(id->qp, &wr, &bad));
+}
+
+int rdma_post_sendv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
+		    int nsge, int flags)
+{
+	struct ibv_send_wr wr;
+
+	init_send_wr(&wr, context, sgl, nsge, IBV_WR_SEND, flags);
+	return rwxi_post_send_wr(id, &wr);
+}
+
+static int post_rdmav(struct rdma_cm_id *id, void *context,
+		      struct ibv_sge *sgl, int nsge, int flags,
+		      enum ibv_wr_opcode op, uint64_t remote_addr,
+		      uint32_t rkey)
+{
+	struct ibv_send_wr wr;
+
+	init_send_wr(&wr, context, sgl, nsge, op, flags);
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return rwxi_post_send_wr(id, &wr);
+}
+
+int rdma_post_readv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
+		    int nsge, int flags, uint64_t remote_addr, uint32_t rkey)
+{
+	return post_rdmav(id, context, sgl, nsge, flags, IBV_WR_RDMA_READ,
+			  remote_addr, rkey);
+}
+
+int rdma_post_writev(struct rdma_cm_id *id, void *context,
+		     struct ibv_sge *sgl, int nsge, int flags,
+		     uint64_t remote_addr, uint32_t rkey)
+{
+	return post_rdmav(id, context, sgl, nsge, flags, IBV_WR_RDMA_WRITE,
+			  remote_addr, rkey);
+}
+
+int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
+		   size_t length, struct ibv_mr *mr)
+{
+	struct ibv_sge sge;
+	int n;
+
+	/* Receives always land in registered memory: no inline, MR needed. */
+	if (!mr)
+		return rdma_seterrno(EINVAL);
+	n = rwxi_fill_sge(&sge, addr, length, mr, 0, 0);
+	if (n < 0)
+		return rdma_seterrno(-n);
+	return rdma_post_recvv(id, context, &sge, n);
+}
+
+int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
+		   size_t length, struct ibv_mr *mr, int flags)
+{
+	struct ibv_sge sge;
+	int n = rwxi_fill_sge(&sge, addr, length, mr, flags, 1);
+
+	if (n < 0)
+		return rdma_seterrno(-n);
+	return rdma_post_sendv(id, context, &sge, n, flags);
+}
+
+int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
+		   size_t length, struct ibv_mr *mr, int flags,
+		   uint64_t remote_addr, uint32_t rkey)
+{
+	struct ibv_sge sge;
+	int n;
+
+	/* A READ writes local memory: it always needs the sink's MR. */
+	if (!mr)
+		return rdma_seterrno(EINVAL);
+	n = rwxi_fill_sge(&sge, addr, length, mr, flags, 0);
+	if (n < 0)
+		return rdma_seterrno(-n);
+	return rdma_post_readv(id, context, &sge, n, flags, remote_addr, rkey);
+}
+
+int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
+		    size_t length, struct ibv_mr *mr, int flags,
+		    uint64_t remote_addr, uint32_t rkey)
+{
+	struct ibv_sge sge;
+	int n = rwxi_fill_sge(&sge, addr, length, mr, flags, 1);
+
+	if (n < 0)
+		return rdma_seterrno(-n);
+	return rdma_post_writev(id, context, &sge, n, flags, remote_addr,
+				rkey);
+}
+
+int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr,
+		      size_t length, struct ibv_mr *mr, int flags,
+		      struct ibv_ah *ah, uint32_t remote_qpn)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	int n;
+
+	if (!ah)
+		return rdma_seterrno(EINVAL);
+	n = rwxi_fill_sge(&sge, addr, length, mr, flags, 1);
+	if (n < 0)
+		return rdma_seterrno(-n);
+	init_send_wr(&wr, context, &sge, n, IBV_WR_SEND, flags);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = remote_qpn;
+	wr.wr.ud.remote_qkey = RDMA_UDP_QKEY;
+	return rwxi_post_send_wr(id, &wr);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Test runner and the fake device. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rwx_test.h"
+
+static int cur_failed, cur_skipped;
+static char cur_msg[512];
+static int n_ok, n_fail, n_skip;
+
+void t_failf(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	cur_failed = 1;
+	n = snprintf(cur_msg, sizeof(cur_msg), "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	vsnprintf(cur_msg + n, sizeof(cur_msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+int t_failed_now(void)
+{
+	return cur_failed;
+}
+
+void t_skip(const char *reason)
+{
+	cur_skipped = 1;
+	snprintf(cur_msg, sizeof(cur_msg), "%s", reason);
+}
+
+void t_run(const char *name, void (*fn)(void))
+{
+	cur_failed = cur_skipped = 0;
+	cur_msg[0] = 0;
+	fn();
+	if (cur_failed) {
+		printf("FAIL %s: %s\n", name, cur_msg);
+		n_fail++;
+	} else if (cur_skipped) {
+		printf("skip %s: %s\n", name, cur_msg);
+		n_skip++;
+	} else {
+		printf("ok %s\n", name);
+		n_ok++;
+	}
+	fflush(stdout);
+	fake_teardown();	/* every test starts from a clean fake */
+}
+
+/* ---- fake device ---- */
+struct fake F;
+
+static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad)
+{
+	(void)qp;
+	F.post_calls++;
+	if (F.post_ret) {
+		*bad = wr;
+		return F.post_ret;
+	}
+	for (; wr; wr = wr->next) {
+		struct fake_wr *f = &F.posted[F.nposted++];
+		int i;
+
+		if (F.nposted > FAKE_MAX_WR || wr->num_sge > FAKE_MAX_SGE)
+			abort();
+		f->wr = *wr;
+		for (i = 0; i < wr->num_sge; i++)
+			f->sge[i] = wr->sg_list[i];
+	}
+	return 0;
+}
+
+static int record_recv(struct ibv_recv_wr *wr, int srq)
+{
+	F.post_calls++;
+	for (; wr; wr = wr->next) {
+		struct fake_wr *f = &F.posted[F.nposted++];
+		int i;
+
+		if (F.nposted > FAKE_MAX_WR || wr->num_sge > FAKE_MAX_SGE)
+			abort();
+		f->was_recv = 1;
+		f->to_srq = srq;
+		f->wr.wr_id = wr->wr_id;
+		f->wr.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++)
+			f->sge[i] = wr->sg_list[i];
+	}
+	return 0;
+}
+
+static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
+{
+	(void)qp;
+	(void)bad;
+	return record_recv(wr, 0);
+}
+
+static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad)
+{
+	(void)srq;
+	(void)bad;
+	return record_recv(wr, 1);
+}
+
+static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	int i;
+
+	(void)cq;
+	F.poll_calls++;
+	for (i = 0; i < n && i < F.nwcs; i++)
+		wc[i] = F.wcs[i];
+	memmove(F.wcs, F.wcs + i, sizeof(F.wcs[0]) * (size_t)(F.nwcs - i));
+	F.nwcs -= i;
+	return i;
+}
+
+static int fake_req_notify(struct ibv_cq *cq, int solicited)
+{
+	(void)cq;
+	(void)solicited;
+	F.notify_calls++;
+	return 0;
+}
+
+void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
+		uint32_t max_sge_rd)
+{
+	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd };
+	static uint32_t qpn = 100;
+
+	fake_teardown();
+	F.ctx.ops.post_send = fake_post_send;
+	F.ctx.ops.post_recv = fake_post_recv;
+	F.ctx.ops.post_srq_recv = fake_post_srq_recv;
+	F.ctx.ops.poll_cq = fake_poll_cq;
+	F.ctx.ops.req_notify_cq = fake_req_notify;
+	F.pd.context = &F.ctx;
+	F.qp.context = &F.ctx;
+	F.qp.pd = &F.pd;
+	F.qp.qp_type = IBV_QPT_RC;
+	F.qp.qp_num = qpn++;	/* a "new QP" each test, like the kernel */
+	F.qp.handle = 7;
+	F.srq.context = &F.ctx;
+	F.scq.context = F.rcq.context = &F.ctx;
+	if (pipe(F.pipe_fd))
+		abort();
+	F.sch.context = F.rch.context = &F.ctx;
+	F.sch.fd = F.rch.fd = F.pipe_fd[0];
+	F.id.verbs = &F.ctx;
+	F.id.qp = &F.qp;
+	F.id.pd = &F.pd;
+	F.id.send_cq = &F.scq;
+	F.id.recv_cq = &F.rcq;
+	F.id.send_cq_channel = &F.sch;
+	F.id.recv_cq_channel = &F.rch;
+	F.id.qp_type = IBV_QPT_RC;
+	rwxi_caps_seed(&F.qp, &caps);
+}
+
+void fake_teardown(void)
+{
+	if (F.pipe_fd[0] > 0) {
+		close(F.pipe_fd[0]);
+		close(F.pipe_fd[1]);
+	}
+	memset(&F, 0, sizeof(F));
+}
+
+struct ibv_mr fake_mr(void *addr, size_t length, uint32_t lkey)
+{
+	struct ibv_mr mr;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.context = &F.ctx;
+	mr.pd = &F.pd;
+	mr.addr = addr;
+	mr.length = length;
+	mr.lkey = lkey;
+	mr.rkey = lkey + 1;
+	return mr;
+}
+
+int main(void)
+{
+	suite_check();
+	suite_post();
+	suite_ext();
+	suite_comp();
+	suite_rw();
+	suite_perf();
+	printf("# rwx_unit: %d passed, %d failed, %d skipped\n",
+	       n_ok, n_fail, n_skip);
+	return n_fail ? 1 : 0;
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* rwx_ extensions: immediate, invalidate, atomics, WR lists. */
+#include <arpa/inet.h>
+#include <stdint.h>
+
+#include "rwx_test.h"
+
+static uint64_t words[8] __attribute__((aligned(64)));
+static char *wbuf = (char *)words;
+
+static void ext_send_imm_fields(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(wbuf, sizeof(words), 3);
+	CHECK_EQ(rwx_post_send_imm(&F.id, NULL, wbuf, 16, &mr, 0,
+				   htonl(0xdeadbeef)), 0);
+	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_SEND_WITH_IMM);
+	CHECK_EQ(ntohl(F.posted[0].wr.imm_data), 0xdeadbeef);
+	CHECK_ERR(rwx_post_send_imm(NULL, NULL, wbuf, 16, &mr, 0, 0), EINVAL);
+	CHECK_ERR(rwx_post_send_imm(&F.id, NULL, wbuf, 16, NULL, 0, 0),
+		  EINVAL);
+}
+
+static void ext_write_imm_fields(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(wbuf, sizeof(words), 3);
+	/* zero-length write with immediate: a pure notification */
+	CHECK_EQ(rwx_post_write_imm(&F.id, NULL, NULL, 0, NULL, 0, 0x1000, 7,
+				    htonl(42)), 0);
+	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_RDMA_WRITE_WITH_IMM);
+	CHECK_EQ(F.posted[0].wr.num_sge, 0);
+	CHECK_EQ(F.posted[0].wr.wr.rdma.remote_addr, 0x1000);
+	CHECK_EQ(F.posted[0].wr.wr.rdma.rkey, 7);
+	CHECK_EQ(ntohl(F.posted[0].wr.imm_data), 42);
+	CHECK_ERR(rwx_post_write_imm(&F.id, NULL, wbuf, sizeof(words) + 1,
+				     &mr, 0, 0, 7, 0), EINVAL);
+}
+
+static void ext_send_inv_fields(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(wbuf, sizeof(words), 3);
+	CHECK_EQ(rwx_post_send_inv(&F.id, NULL, wbuf, 8, &mr, 0, 0x777), 0);
+	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_SEND_WITH_INV);
+	CHECK_EQ(F.posted[0].wr.invalidate_rkey, 0x777);
+	F.id.qp = NULL;
+	CHECK_ERR(rwx_post_send_inv(&F.id, NULL, wbuf, 8, &mr, 0, 1), EINVAL);
+}
+
+static void ext_atomic_alignment(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(wbuf, sizeof(words), 3);
+	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, wbuf + 4, 8, &mr, 0,
+				       0x1000, 1, 1), EINVAL);
+	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, wbuf, 8, &mr, 0,
+				       0x1001, 1, 1), EINVAL);
+	CHECK_ERR(rwx_post_atomic_cswap(&F.id, NULL, wbuf + 1, 8, &mr, 0,
+					0x1000, 1, 1, 2), EINVAL);
+	CHECK_ERR(rwx_post_atomic_cswap(&F.id, NULL, wbuf, 8, &mr, 0,
+					0x1004, 1, 1, 2), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+static void ext_atomic_length_and_mr(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(wbuf, sizeof(words), 3);
+	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, wbuf, 4, &mr, 0, 0x1000,
+				       1, 1), EINVAL);
+	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, wbuf, 16, &mr, 0, 0x1000,
+				       1, 1), EINVAL);
+	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, wbuf, 8, NULL,
+				       IBV_SEND_INLINE, 0x1000, 1, 1), EINVAL);
+	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, wbuf, 8, &mr,
+				       IBV_SEND_INLINE, 0x1000, 1, 1), EINVAL);
+	/* aligned, but the last word's end is outside the MR */
+	mr = fake_mr(wbuf, 60, 3);
+	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, wbuf + 56, 8, &mr, 0,
+				       0x1000, 1, 1), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+static void ext_atomic_fields(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(wbuf, sizeof(words), 3);
+	CHECK_EQ(rwx_post_atomic_fadd(&F.id, NULL, wbuf + 8, 8, &mr,
+				      IBV_SEND_SIGNALED, 0x2008, 11, 5), 0);
+	CHECK_EQ(rwx_post_atomic_cswap(&F.id, NULL, wbuf + 16, 8, &mr, 0,
+				       0x2010, 12, 100, 200), 0);
+	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_ATOMIC_FETCH_AND_ADD);
+	CHECK_EQ(F.posted[0].wr.wr.atomic.remote_addr, 0x2008);
+	CHECK_EQ(F.posted[0].wr.wr.atomic.rkey, 11);
+	CHECK_EQ(F.posted[0].wr.wr.atomic.compare_add, 5);
+	CHECK_EQ(F.posted[0].sge[0].length, 8);
+	CHECK_EQ(F.posted[1].wr.opcode, IBV_WR_ATOMIC_CMP_AND_SWP);
+	CHECK_EQ(F.posted[1].wr.wr.atomic.compare_add, 100);
+	CHECK_EQ(F.posted[1].wr.wr.atomic.swap, 200);
+}
+
+static void make_list(struct ibv_send_wr *wrs, struct ibv_sge *sges, int n)
+{
+	int i;
+
+	memset(wrs, 0, sizeof(*wrs) * (size_t)n);
+	for (i = 0; i < n; i++) {
+		sges[i].addr = (uintptr_t)&words[i];
+		sges[i].length = 8;
+		sges[i].lkey = 3;
+		wrs[i].wr_id = (uint64_t)i;
+		wrs[i].opcode = IBV_WR_RDMA_WRITE;
+		wrs[i].sg_list = &sges[i];
+		wrs[i].num_sge = 1;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+	}
+}
+
+static void ext_post_list_all_good(void)
+{
+	struct ibv_send_wr wrs[4], *bad = (struct ibv_send_wr *)1;
+	struct ibv_sge sges[4];
+
+	fake_setup(1, 1, 1);
+	make_list(wrs, sges, 4);
+	CHECK_EQ(rwx_post_list(&F.id, wrs, &bad), 0);
+	CHECK(bad == NULL);
+	CHECK_EQ(F.post_calls, 1);	/* one ibv_post_send for all */
+	CHECK_EQ(F.nposted, 4);
+	CHECK_EQ(F.posted[3].wr.wr_id, 3);
+}
+
+static void ext_post_list_reports_bad_wr(void)
+{
+	struct ibv_send_wr wrs[4], *bad = NULL;
+	struct ibv_sge sges[4];
+
+	fake_setup(1, 1, 1);
+	make_list(wrs, sges, 4);
+	wrs[2].num_sge = 2;	/* over the QP's limit of 1 */
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[2]);
+	CHECK_EQ(F.post_calls, 0);	/* nothing posted, not even wrs[0] */
+
+	make_list(wrs, sges, 4);
+	wrs[1].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wrs[1].wr.atomic.remote_addr = 0x1003;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[1]);
+
+	make_list(wrs, sges, 4);
+	wrs[0].sg_list = NULL;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, NULL), EINVAL);
+	CHECK_ERR(rwx_post_list(&F.id, NULL, &bad), EINVAL);
+	CHECK_ERR(rwx_post_list(NULL, wrs, &bad), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+static void ext_post_list_cycle_fails(void)
+{
+	struct ibv_send_wr wrs[2], *bad = NULL;
+	struct ibv_sge sges[2];
+
+	fake_setup(1, 1, 1);
+	make_list(wrs, sges, 2);
+	wrs[1].next = &wrs[0];
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad != NULL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+static void ext_post_list_provider_bad_wr(void)
+{
+	struct ibv_send_wr wrs[2], *bad = NULL;
+	struct ibv_sge sges[2];
+
+	fake_setup(1, 1, 1);
+	make_list(wrs, sges, 2);
+	F.post_ret = ENOMEM;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), ENOMEM);
+	CHECK(bad == &wrs[0]);
+}
+
+void suite_ext(void)
+{
+	RUN(ext_send_imm_fields);
+	RUN(ext_write_imm_fields);
+	RUN(ext_send_inv_fields);
+	RUN(ext_atomic_alignment);
+	RUN(ext_atomic_length_and_mr);
+	RUN(ext_atomic_fields);
+	RUN(ext_post_list_all_good);
+	RUN(ext_post_list_reports_bad_wr);
+	RUN(ext_post_list_cycle_fails);
+	RUN(ext_post_list_provider_bad_wr);
+}

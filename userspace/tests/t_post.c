@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The rdma_* replacements through their public entry points, on the fake
+ * device: every bad input must give -1/EINVAL and reach no "hardware";
+ * good input must produce exactly librdmacm's WR.
+ */
+#include <stdint.h>
+
+#include "rwx_test.h"
+
+static char buf[256] __attribute__((aligned(64)));
+#define BIG ((size_t)UINT32_MAX + 1)
+
+static void post_null_id(void)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 8, 1 };
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	CHECK_ERR(rdma_post_recv(NULL, NULL, buf, 8, &mr), EINVAL);
+	CHECK_ERR(rdma_post_send(NULL, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_read(NULL, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_write(NULL, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_recvv(NULL, NULL, &sge, 1), EINVAL);
+	CHECK_ERR(rdma_post_sendv(NULL, NULL, &sge, 1, 0), EINVAL);
+	CHECK_ERR(rdma_post_readv(NULL, NULL, &sge, 1, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_writev(NULL, NULL, &sge, 1, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_ud_send(NULL, NULL, buf, 8, &mr, 0,
+				    (struct ibv_ah *)buf, 1), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+static void post_id_without_qp(void)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 8, 1 };
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	F.id.qp = NULL;
+	CHECK_ERR(rdma_post_recv(&F.id, NULL, buf, 8, &mr), EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, &sge, 1), EINVAL);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, &sge, 1, 0), EINVAL);
+	CHECK_ERR(rdma_post_readv(&F.id, NULL, &sge, 1, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_writev(&F.id, NULL, &sge, 1, 0, 0, 1), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+/* librdmacm would post (uint32_t)length: 4 GiB + 1 becomes 1 byte. */
+static void post_length_over_u32(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, SIZE_MAX / 2, 1);	/* MR "covers" everything */
+	CHECK_ERR(rdma_post_recv(&F.id, NULL, buf, BIG, &mr), EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, BIG, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, BIG + 1, NULL,
+				 IBV_SEND_INLINE), EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf, BIG, &mr, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, BIG, &mr, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_ud_send(&F.id, NULL, buf, BIG, &mr, 0,
+				    (struct ibv_ah *)buf, 1), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+	/* the largest legal length still goes through */
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, UINT32_MAX, &mr, 0), 0);
+	CHECK_EQ(F.posted[0].sge[0].length, UINT32_MAX);
+}
+
+static void post_nsge_over_qp_max(void)
+{
+	struct ibv_sge sgl[4];
+	int i;
+
+	fake_setup(2, 3, 2);
+	for (i = 0; i < 4; i++) {
+		sgl[i].addr = (uintptr_t)buf + 8 * (unsigned)i;
+		sgl[i].length = 8;
+		sgl[i].lkey = 1;
+	}
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);
+	CHECK_ERR(rdma_post_writev(&F.id, NULL, sgl, 3, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_readv(&F.id, NULL, sgl, 3, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, sgl, 4), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+	CHECK_EQ(rdma_post_sendv(&F.id, NULL, sgl, 2, 0), 0);
+	CHECK_EQ(rdma_post_recvv(&F.id, NULL, sgl, 3), 0);
+	CHECK_EQ(F.nposted, 2);
+	CHECK_EQ(F.posted[0].wr.num_sge, 2);
+	CHECK_EQ(F.posted[1].wr.num_sge, 3);
+	CHECK(F.posted[1].was_recv);
+}
+
+static void post_nsge_negative_or_null_sgl(void)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 8, 1 };
+
+	fake_setup(4, 4, 4);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, &sge, -1, 0), EINVAL);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, &sge, -1), EINVAL);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, NULL, 1, 0), EINVAL);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, NULL, 1), EINVAL);
+	CHECK_ERR(rdma_post_writev(&F.id, NULL, NULL, 2, 0, 0, 1), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+	/* an empty list is fine: a zero-length message */
+	CHECK_EQ(rdma_post_sendv(&F.id, NULL, NULL, 0, 0), 0);
+	CHECK_EQ(F.posted[0].wr.num_sge, 0);
+}
+
+static void post_no_mr_needs_inline(void)
+{
+	fake_setup(4, 4, 4);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, NULL, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 8, NULL, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_ud_send(&F.id, NULL, buf, 8, NULL, 0,
+				    (struct ibv_ah *)buf, 1), EINVAL);
+	/* READ and RECV write local memory: never without an MR */
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf, 8, NULL, IBV_SEND_INLINE,
+				 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_recv(&F.id, NULL, buf, 8, NULL), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, 8, NULL, IBV_SEND_INLINE),
+		 0);
+	CHECK_EQ(F.posted[0].sge[0].lkey, 0);
+	CHECK_EQ(F.posted[0].wr.send_flags, IBV_SEND_INLINE);
+}
+
+static void post_buffer_outside_mr(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf + 64, 64, 1);	/* covers buf[64, 128) */
+	CHECK_ERR(rdma_post_recv(&F.id, NULL, buf + 63, 8, &mr), EINVAL);
+	CHECK_ERR(rdma_post_recv(&F.id, NULL, buf + 121, 8, &mr), EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf + 64, 65, &mr, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf + 128, 1, &mr, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_ud_send(&F.id, NULL, buf + 127, 2, &mr, 0,
+				    (struct ibv_ah *)buf, 1), EINVAL);
+	/* inline does not excuse an MR that does not cover the buffer */
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, IBV_SEND_INLINE),
+		  EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+	CHECK_EQ(rdma_post_recv(&F.id, NULL, buf + 120, 8, &mr), 0);
+	CHECK_EQ(rdma_post_read(&F.id, NULL, buf + 64, 64, &mr, 0, 0, 1), 0);
+	CHECK_EQ(F.nposted, 2);
+}
+
+static void post_send_builds_librdmacm_wr(void)
+{
+	struct ibv_mr mr;
+	int ctx_tag;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 0x55);
+	CHECK_EQ(rdma_post_send(&F.id, &ctx_tag, buf + 16, 32, &mr,
+				IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(F.nposted, 1);
+	CHECK_EQ(F.posted[0].wr.wr_id, (uintptr_t)&ctx_tag);
+	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_SEND);
+	CHECK_EQ(F.posted[0].wr.send_flags, IBV_SEND_SIGNALED);
+	CHECK_EQ(F.posted[0].wr.num_sge, 1);
+	CHECK_EQ(F.posted[0].sge[0].addr, (uintptr_t)(buf + 16));
+	CHECK_EQ(F.posted[0].sge[0].length, 32);
+	CHECK_EQ(F.posted[0].sge[0].lkey, 0x55);
+}
+
+static void post_rdma_builds_remote_fields(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 9);
+	CHECK_EQ(rdma_post_write(&F.id, NULL, buf, 64, &mr, 0,
+				 0xabcdef000ULL, 0x1234), 0);
+	CHECK_EQ(rdma_post_read(&F.id, NULL, buf, 64, &mr, 0,
+				0xabcdef040ULL, 0x4321), 0);
+	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_RDMA_WRITE);
+	CHECK_EQ(F.posted[0].wr.wr.rdma.remote_addr, 0xabcdef000ULL);
+	CHECK_EQ(F.posted[0].wr.wr.rdma.rkey, 0x1234);
+	CHECK_EQ(F.posted[1].wr.opcode, IBV_WR_RDMA_READ);
+	CHECK_EQ(F.posted[1].wr.wr.rdma.remote_addr, 0xabcdef040ULL);
+	CHECK_EQ(F.posted[1].wr.wr.rdma.rkey, 0x4321);
+}
+
+static void post_ud_send_fields(void)
+{
+	struct ibv_ah *ah = (struct ibv_ah *)buf;	/* never dereferenced */
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 9);
+	CHECK_ERR(rdma_post_ud_send(&F.id, NULL, buf, 8, &mr, 0, NULL, 5),
+		  EINVAL);
+	CHECK_EQ(rdma_post_ud_send(&F.id, NULL, buf, 8, &mr, 0, ah, 5), 0);
+	CHECK(F.posted[0].wr.wr.ud.ah == ah);
+	CHECK_EQ(F.posted[0].wr.wr.ud.remote_qpn, 5);
+	CHECK_EQ(F.posted[0].wr.wr.ud.remote_qkey, RDMA_UDP_QKEY);
+}
+
+static void post_zero_length_needs_no_mr(void)
+{
+	fake_setup(4, 4, 4);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, NULL, 0, NULL, 0), 0);
+	CHECK_EQ(rdma_post_write(&F.id, NULL, NULL, 0, NULL, 0, 0, 1), 0);
+	CHECK_EQ(F.posted[0].wr.num_sge, 0);
+	CHECK_EQ(F.posted[1].wr.num_sge, 0);
+}
+
+static void post_recv_goes_to_srq(void)
+{
+	struct ibv_sge sgl[3] = { { (uintptr_t)buf, 8, 1 },
+				  { (uintptr_t)buf + 8, 8, 1 },
+				  { (uintptr_t)buf + 16, 8, 1 } };
+
+	fake_setup(4, 4, 4);
+	F.id.srq = &F.srq;
+	rwxi_caps_seed_srq(&F.srq, 2);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, sgl, 3), EINVAL);
+	CHECK_EQ(rdma_post_recvv(&F.id, NULL, sgl, 2), 0);
+	CHECK(F.posted[0].to_srq);
+}
+
+static void post_provider_error_sets_errno(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 9);
+	F.post_ret = ENOMEM;
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), ENOMEM);
+	CHECK_EQ(F.post_calls, 1);
+}
+
+static void reg_and_dereg_reject_null(void)
+{
+	struct rdma_cm_id id;
+
+	memset(&id, 0, sizeof(id));
+	errno = 0;
+	CHECK(rdma_reg_msgs(NULL, buf, 8) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK(rdma_reg_read(&id, buf, 8) == NULL);	/* no PD */
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK(rdma_reg_write(&id, buf, 8) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_ERR(rdma_dereg_mr(NULL), EINVAL);
+}
+
+void suite_post(void)
+{
+	RUN(post_null_id);
+	RUN(post_id_without_qp);
+	RUN(post_length_over_u32);
+	RUN(post_nsge_over_qp_max);
+	RUN(post_nsge_negative_or_null_sgl);
+	RUN(post_no_mr_needs_inline);
+	RUN(post_buffer_outside_mr);
+	RUN(post_send_builds_librdmacm_wr);
+	RUN(post_rdma_builds_remote_fields);
+	RUN(post_ud_send_fields);
+	RUN(post_zero_length_needs_no_mr);
+	RUN(post_recv_goes_to_srq);
+	RUN(post_provider_error_sets_errno);
+	RUN(reg_and_dereg_reject_null);
+}

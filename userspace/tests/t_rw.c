@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* rwx_rw_layout() exhaustively over small shapes, and the RW context. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "rwx_test.h"
+
+static char area[4096] __attribute__((aligned(64)));
+
+/* Every entry covered exactly once, in order, remote offsets abutting. */
+static void layout_one(uint32_t max_sge, uint32_t nents, uint64_t *lens,
+		       struct rwx_rw_span *spans)
+{
+	uint64_t off = 0;
+	uint32_t i, next = 0, want;
+	int n;
+
+	want = (nents + max_sge - 1) / max_sge;
+	n = rwx_rw_layout(max_sge, nents, NULL, NULL, 0);
+	CHECK_EQ(n, want);
+	n = rwx_rw_layout(max_sge, nents, lens, spans, want);
+	CHECK_EQ(n, want);
+	for (i = 0; i < want; i++) {
+		uint64_t bytes = 0;
+		uint32_t j;
+
+		CHECK_EQ(spans[i].first_sge, next);
+		CHECK(spans[i].nsge >= 1 && spans[i].nsge <= max_sge);
+		/* all WRs but the last are full */
+		if (i + 1 < want)
+			CHECK_EQ(spans[i].nsge, max_sge);
+		CHECK_EQ(spans[i].remote_off, off);
+		for (j = 0; j < spans[i].nsge; j++)
+			bytes += lens[spans[i].first_sge + j];
+		CHECK_EQ(spans[i].bytes, bytes);
+		next += spans[i].nsge;
+		off += bytes;
+	}
+	CHECK_EQ(next, nents);
+}
+
+static void rw_layout_many_shapes(void)
+{
+	uint64_t lens[70];
+	struct rwx_rw_span spans[70];
+	uint32_t max_sge, nents, i;
+
+	for (i = 0; i < 70; i++)
+		lens[i] = 1 + (i * 37) % 4099;	/* uneven sizes */
+	for (max_sge = 1; max_sge <= 33; max_sge++) {
+		for (nents = 1; nents <= 70; nents++) {
+			layout_one(max_sge, nents, lens, spans);
+			if (t_failed_now())
+				return;
+		}
+	}
+}
+
+static void rw_layout_edges(void)
+{
+	struct rwx_rw_span spans[3];
+
+	CHECK_ERR(rwx_rw_layout(0, 5, NULL, NULL, 0), EINVAL);
+	CHECK_ERR(rwx_rw_layout(4, 0, NULL, NULL, 0), EINVAL);
+	CHECK_ERR(rwx_rw_layout(2, 7, NULL, spans, 3), ENOSPC);
+	CHECK_EQ(rwx_rw_layout(2, 6, NULL, spans, 3), 3);
+	CHECK_EQ(spans[2].first_sge, 4);
+	CHECK_EQ(spans[2].bytes, 0);	/* no lengths given */
+	CHECK_EQ(rwx_rw_layout(UINT32_MAX, UINT32_MAX, NULL, NULL, 0), 1);
+	CHECK_EQ(rwx_rw_layout(1, 1u << 30, NULL, NULL, 0), 1 << 30);
+	CHECK_ERR(rwx_rw_layout(1, UINT32_MAX, NULL, NULL, 0), EOVERFLOW);
+}
+
+/* iov[i] = area[i*100, i*100 + len_i) */
+static void mk_iov(struct iovec *iov, int n, const size_t *lens)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = area + i * 100;
+		iov[i].iov_len = lens[i];
+	}
+}
+
+static void rw_ctx_write_split(void)
+{
+	size_t lens[7] = { 10, 20, 30, 40, 50, 60, 70 };
+	struct iovec iov[7];
+	struct ibv_mr mr, *mrs = &mr;
+	struct rwx_rw_ctx ctx;
+	uint64_t off = 0;
+	int i, n;
+
+	fake_setup(3, 1, 1);	/* WRITE ignores max_sge_rd */
+	mr = fake_mr(area, sizeof(area), 0x42);
+	mk_iov(iov, 7, lens);
+	n = rwx_rw_ctx_init(&ctx, &F.qp, iov, 7, &mrs, 1, 0x10000, 0x99,
+			    RWX_RW_WRITE);
+	CHECK_EQ(n, 3);
+	CHECK_EQ(ctx.total_bytes, 280);
+	CHECK_EQ(rwx_rw_ctx_post(&ctx, 1234, NULL, NULL), 0);
+	CHECK_EQ(F.post_calls, 1);
+	CHECK_EQ(F.nposted, 3);
+	for (i = 0; i < 3; i++) {
+		struct fake_wr *w = &F.posted[i];
+		int j;
+
+		CHECK_EQ(w->wr.opcode, IBV_WR_RDMA_WRITE);
+		CHECK_EQ(w->wr.wr.rdma.rkey, 0x99);
+		CHECK_EQ(w->wr.wr.rdma.remote_addr, 0x10000 + off);
+		CHECK_EQ(w->wr.send_flags, i == 2 ? IBV_SEND_SIGNALED : 0);
+		for (j = 0; j < w->wr.num_sge; j++) {
+			CHECK_EQ(w->sge[j].lkey, 0x42);
+			off += w->sge[j].length;
+		}
+	}
+	CHECK_EQ(F.posted[2].wr.wr_id, 1234);
+	CHECK_EQ(F.posted[2].wr.num_sge, 1);
+	CHECK_EQ(F.posted[2].sge[0].addr, (uintptr_t)(area + 600));
+	CHECK_EQ(off, 280);
+	rwx_rw_ctx_destroy(&ctx);
+	CHECK(ctx.wrs == NULL && ctx.nr_wrs == 0);
+}
+
+static void rw_ctx_read_uses_max_sge_rd(void)
+{
+	size_t lens[5] = { 8, 8, 8, 8, 8 };
+	struct iovec iov[5];
+	struct ibv_mr mr, *mrs = &mr;
+	struct rwx_rw_ctx ctx;
+
+	fake_setup(16, 1, 2);
+	mr = fake_mr(area, sizeof(area), 1);
+	mk_iov(iov, 5, lens);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 5, &mrs, 1, 0, 1,
+				 RWX_RW_READ), 3);
+	CHECK_EQ(ctx.wrs[0].opcode, IBV_WR_RDMA_READ);
+	CHECK_EQ(ctx.wrs[0].num_sge, 2);
+	CHECK_EQ(ctx.wrs[2].num_sge, 1);
+	CHECK_EQ(ctx.wrs[2].wr.rdma.remote_addr, 32);
+	rwx_rw_ctx_destroy(&ctx);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 5, &mrs, 1, 0, 1,
+				 RWX_RW_WRITE), 1);
+	rwx_rw_ctx_destroy(&ctx);
+}
+
+static void rw_ctx_per_entry_mrs(void)
+{
+	size_t lens[3] = { 16, 16, 16 };
+	struct ibv_mr m[3], *mrs[3] = { &m[0], &m[1], &m[2] };
+	struct iovec iov[3];
+	struct rwx_rw_ctx ctx;
+
+	fake_setup(4, 1, 4);
+	mk_iov(iov, 3, lens);
+	m[0] = fake_mr(area, 100, 10);
+	m[1] = fake_mr(area + 100, 100, 11);
+	m[2] = fake_mr(area + 200, 100, 12);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, mrs, 3, 0, 1,
+				 RWX_RW_WRITE), 1);
+	CHECK_EQ(ctx.sges[1].lkey, 11);
+	CHECK_EQ(ctx.sges[2].lkey, 12);
+	rwx_rw_ctx_destroy(&ctx);
+	/* entry 2 outside its own MR */
+	m[2] = fake_mr(area + 210, 100, 12);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, mrs, 3, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	/* mrs count neither 1 nor iovcnt */
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, mrs, 2, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	mrs[1] = NULL;
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, mrs, 3, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+}
+
+static void rw_ctx_zero_length_entries_skipped(void)
+{
+	size_t lens[5] = { 0, 16, 0, 16, 0 };
+	struct ibv_mr m[5], *mrs[5] = { NULL, &m[1], NULL, &m[3], NULL };
+	struct iovec iov[5];
+	struct rwx_rw_ctx ctx;
+
+	fake_setup(1, 1, 1);
+	mk_iov(iov, 5, lens);
+	m[1] = fake_mr(area + 100, 16, 1);
+	m[3] = fake_mr(area + 300, 16, 3);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 5, mrs, 5, 0x5000, 1,
+				 RWX_RW_WRITE), 2);
+	CHECK_EQ(ctx.nr_sges, 2);
+	CHECK_EQ(ctx.sges[0].addr, (uintptr_t)(area + 100));
+	CHECK_EQ(ctx.sges[1].lkey, 3);
+	CHECK_EQ(ctx.wrs[1].wr.rdma.remote_addr, 0x5010);
+	rwx_rw_ctx_destroy(&ctx);
+	/* nothing but zero-length entries: nothing to do, rejected */
+	lens[1] = lens[3] = 0;
+	mk_iov(iov, 5, lens);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 5, mrs, 5, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+}
+
+static void rw_ctx_bad_args(void)
+{
+	size_t lens[1] = { 16 };
+	struct ibv_mr mr, *mrs = &mr;
+	struct iovec iov[1];
+	struct rwx_rw_ctx ctx;
+
+	fake_setup(4, 1, 4);
+	mk_iov(iov, 1, lens);
+	mr = fake_mr(area, 16, 1);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 0, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, NULL, 1, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	CHECK_ERR(rwx_rw_ctx_init(NULL, &F.qp, iov, 1, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, NULL, iov, 1, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, NULL, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
+				  (enum rwx_rw_dir)3), EINVAL);
+	/* remote range wrapping past 2^64 */
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1,
+				  UINT64_MAX - 8, 1, RWX_RW_WRITE), EINVAL);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1,
+				 UINT64_MAX - 15, 1, RWX_RW_WRITE), 1);
+	rwx_rw_ctx_destroy(&ctx);
+	/* buffer outside the single MR */
+	iov[0].iov_len = 17;
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	/* entry longer than an SGE can describe */
+	iov[0].iov_len = (size_t)UINT32_MAX + 1;
+	mr = fake_mr(area, SIZE_MAX / 2, 1);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	/* READ on a UD QP */
+	iov[0].iov_len = 16;
+	F.qp.qp_type = IBV_QPT_UD;
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
+				  RWX_RW_READ), EINVAL);
+	CHECK_ERR(rwx_rw_ctx_post(NULL, 1, NULL, NULL), EINVAL);
+	rwx_rw_ctx_destroy(NULL);	/* harmless */
+	CHECK_EQ(F.post_calls, 0);
+}
+
+static void rw_ctx_chain_carries_signal(void)
+{
+	size_t lens[2] = { 16, 16 };
+	struct ibv_mr mr, *mrs = &mr;
+	struct iovec iov[2];
+	struct rwx_rw_ctx ctx;
+	struct ibv_send_wr send;
+
+	fake_setup(1, 1, 1);
+	mk_iov(iov, 2, lens);
+	mr = fake_mr(area, sizeof(area), 1);
+	memset(&send, 0, sizeof(send));
+	send.opcode = IBV_WR_SEND;
+	send.send_flags = IBV_SEND_SIGNALED;
+	send.wr_id = 555;
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 2, &mrs, 1, 0, 1,
+				 RWX_RW_WRITE), 2);
+	CHECK_EQ(rwx_rw_ctx_post(&ctx, 9, &send, NULL), 0);
+	CHECK_EQ(F.nposted, 3);
+	CHECK_EQ(F.posted[1].wr.send_flags, 0);
+	CHECK_EQ(F.posted[2].wr.wr_id, 555);
+	/* re-post without the chain: the last RW WR is signaled again */
+	CHECK_EQ(rwx_rw_ctx_post(&ctx, 10, NULL, NULL), 0);
+	CHECK_EQ(F.nposted, 5);
+	CHECK_EQ(F.posted[4].wr.send_flags, IBV_SEND_SIGNALED);
+	CHECK_EQ(F.posted[4].wr.wr_id, 10);
+	rwx_rw_ctx_destroy(&ctx);
+}
+
+void suite_rw(void)
+{
+	RUN(rw_layout_many_shapes);
+	RUN(rw_layout_edges);
+	RUN(rw_ctx_write_split);
+	RUN(rw_ctx_read_uses_max_sge_rd);
+	RUN(rw_ctx_per_entry_mrs);
+	RUN(rw_ctx_zero_length_entries_skipped);
+	RUN(rw_ctx_bad_args);
+	RUN(rw_ctx_chain_carries_signal);
+}
