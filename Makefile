@@ -7,6 +7,7 @@
 #   make demo         the main job: the engine moving data in a QEMU guest
 #   make check        every test suite; ends with "N passed, N failed, N skipped"
 #   make deps         install build and test dependencies from Debian's archive
+#   make docs         API reference from the kernel-doc comments, in build/Documentation
 
 # Default KDIR: the running kernel's headers when installed, else the newest
 # installed Debian 6.12 headers.
@@ -14,7 +15,7 @@ KDIR ?= $(firstword \
 	$(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1))
 
-.PHONY: all modules clean deps check demo kdir-check
+.PHONY: all modules clean deps check demo docs kdir-check
 
 all: modules
 
@@ -41,3 +42,6 @@ check:
 
 demo:
 	bash tools/demo.sh
+
+docs: deps
+	bash tools/docs.sh "$$(tools/kernel/build-test-kernel.sh --source)"

@@ -16,27 +16,11 @@
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
 #include <rdma/rwx_loopback.h>
+#include "rwx_test_devs.h"
 
 #define RWX_REMOTE_ORDER	10	/* 4 MiB of target memory */
 #define RWX_REMOTE_LEN		(PAGE_SIZE << RWX_REMOTE_ORDER)
 #define RWX_MAX_ENTRIES		1024
-
-struct rwx_engine_dev {
-	const char *name;
-	const char *addr;
-};
-
-static const struct rwx_engine_dev rwx_engine_devs[] = {
-	{ .name = "rxe0", .addr = "192.0.2.1" },
-	{ .name = "siw0", .addr = "192.0.2.2" },
-};
-
-static void rwx_engine_dev_desc(const struct rwx_engine_dev *dev, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", dev->name);
-}
-
-KUNIT_ARRAY_PARAM(rwx_engine_dev, rwx_engine_devs, rwx_engine_dev_desc);
 
 struct rwx_engine_ctx {
 	struct rwx_loopback conn;
@@ -50,7 +34,7 @@ struct rwx_engine_ctx {
 
 static int rwx_engine_init(struct kunit *test)
 {
-	const struct rwx_engine_dev *dev = test->param_value;
+	const struct rwx_test_dev *dev = test->param_value;
 	struct rwx_loopback_params params = {
 		.max_send_wr = 256,
 		.max_send_sge = 16,
@@ -110,7 +94,7 @@ static u32 rwx_port(struct kunit *test)
 /* Connected, on the right device, with 4 MiB of target memory. */
 static void rwx_engine_ready(struct kunit *test)
 {
-	const struct rwx_engine_dev *dev = test->param_value;
+	const struct rwx_test_dev *dev = test->param_value;
 	struct rwx_engine_ctx *ctx = test->priv;
 	struct ib_device *device;
 
@@ -426,7 +410,7 @@ static void rwx_engine_bad_input(struct kunit *test)
  */
 static void rwx_engine_pool_empty(struct kunit *test)
 {
-	const struct rwx_engine_dev *dev = test->param_value;
+	const struct rwx_test_dev *dev = test->param_value;
 	struct rwx_engine_ctx *ctx = test->priv;
 	struct rdma_rw_ctx rw[9];
 	struct ib_qp *qp;
@@ -458,10 +442,10 @@ static void rwx_engine_pool_empty(struct kunit *test)
 }
 
 static struct kunit_case rwx_engine_cases[] = {
-	KUNIT_CASE_PARAM(rwx_engine_data, rwx_engine_dev_gen_params),
-	KUNIT_CASE_PARAM(rwx_engine_chain_send, rwx_engine_dev_gen_params),
-	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_engine_dev_gen_params),
-	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_engine_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_data, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_chain_send, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_test_dev_gen_params),
 	{}
 };
 

@@ -10,27 +10,10 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/rwx_loopback.h>
+#include "rwx_test_devs.h"
 
 #define RWX_XFER_LEN	(64 * 1024)
 #define RWX_GUARD	64	/* bytes checked untouched around the target */
-
-struct rwx_test_dev {
-	const char *name;
-	const char *addr;
-};
-
-/* Set up by tools/guest/kunit-run.sh. */
-static const struct rwx_test_dev rwx_test_devs[] = {
-	{ .name = "rxe0", .addr = "192.0.2.1" },
-	{ .name = "siw0", .addr = "192.0.2.2" },
-};
-
-static void rwx_test_dev_desc(const struct rwx_test_dev *dev, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", dev->name);
-}
-
-KUNIT_ARRAY_PARAM(rwx_test_dev, rwx_test_devs, rwx_test_dev_desc);
 
 struct rwx_verbs_ctx {
 	struct rwx_loopback conn;

@@ -28,3 +28,6 @@ for f in $files; do
 			grep -q "^ \* $sym() - " "$2" || { echo "$sym: exported without kernel-doc"; exit 1; }
 		done' _ "$src" "$f"
 done
+
+run_test "API reference builds without kernel-doc warnings (build/Documentation)" \
+	bash "$RWX_ROOT/tools/docs.sh" "$src"
