@@ -5,8 +5,12 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp
 
-mount -t tmpfs tmpfs /tmp
+# The host's /tmp goes under a writable tmpfs; keep it reachable first, as
+# the project itself may live there (a CI clone, say).
 mount -t tmpfs tmpfs /run
+mkdir -p /run/host-tmp
+mount --bind /tmp /run/host-tmp
+mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /var/tmp
 mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /dev/pts /dev/shm /tmp/out
@@ -19,6 +23,14 @@ rc=125
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout "$RWX_OUT"; then
 	# shellcheck disable=SC1091
 	. "$RWX_OUT/env.sh"
+	# Host directories under /tmp the run needs, back at their own paths.
+	for dir in ${RWX_HOST_DIRS:-}; do
+		case $dir in
+		/tmp/*)
+			mkdir -p "$dir"
+			mount --bind "/run/host-tmp/${dir#/tmp/}" "$dir" ;;
+		esac
+	done
 	echo "rwx-guest: $(uname -r) running $RWX_SCRIPT"
 	bash "$RWX_SCRIPT"
 	rc=$?

@@ -45,6 +45,8 @@ cp "$script" "$outdir/guest-script.sh"
 {
 	echo "export RWX_SCRIPT=/tmp/out/guest-script.sh"
 	printf 'export RWX_SCRIPT_DIR=%q\n' "$(dirname "$script")"
+	# The guest hides the host's /tmp: name the directories it must see.
+	printf 'export RWX_HOST_DIRS=%q\n' "$(realpath "$here/../..") $(dirname "$script")"
 	for e in "${envs[@]}"; do printf 'export %q\n' "$e"; done
 } > "$outdir/env.sh"
 
