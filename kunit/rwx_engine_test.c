@@ -209,10 +209,50 @@ static int rwx_engine_move(struct kunit *test, u32 offset,
 	return ret ?: nr_wrs;
 }
 
+/* A list of @entries entries of @pages pages, moved from @offset on. */
 struct rwx_shape {
 	u32 entries, pages, offset;
-	size_t len;	/* bytes to move; 0: the whole list after offset */
 };
+
+/*
+ * Whether the engine's documented MR split can register this shape: one MR
+ * takes up to caps.mr_pages entries, and a device may refuse an MR whose
+ * entries span more pages than that (ib_core has the same limit).  Such a
+ * shape must then fail with -EINVAL and leave nothing behind.
+ */
+static bool rwx_engine_mr_may_refuse(struct kunit *test,
+				     const struct rwx_shape *s,
+				     enum dma_data_direction dir)
+{
+	struct rdma_rwx_layout layout;
+	struct rdma_rwx_caps caps;
+	u32 skipped = s->offset / (s->pages * PAGE_SIZE);
+
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	if (rdma_rwx_layout(&caps, dir, s->entries - skipped, &layout) ||
+	    layout.path != RDMA_RWX_PATH_MR)
+		return false;
+	return min(layout.per_op, s->entries - skipped) * s->pages >
+	       caps.mr_pages;
+}
+
+/* One direction of one shape; false when the engine refused it. */
+static bool rwx_engine_try(struct kunit *test, const struct rwx_shape *s,
+			   enum dma_data_direction dir)
+{
+	const char *op = dir == DMA_TO_DEVICE ? "WRITE" : "READ";
+	int ret = rwx_engine_move(test, s->offset, dir);
+
+	if (ret == -EINVAL && rwx_engine_mr_may_refuse(test, s, dir)) {
+		KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
+		kunit_info(test, "%s %u x %u pages: beyond one MR's pages, refused",
+			   op, s->entries, s->pages);
+		return false;
+	}
+	KUNIT_EXPECT_GT_MSG(test, ret, 0, "%s %u x %u pages, offset %u", op,
+			    s->entries, s->pages, s->offset);
+	return ret > 0;
+}
 
 /* Byte-exact WRITE then READ of one shape. */
 static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
@@ -220,7 +260,6 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 	struct rwx_engine_ctx *ctx = test->priv;
 	size_t total = (size_t)s->entries * s->pages * PAGE_SIZE - s->offset;
 	u8 *remote = page_address(ctx->remote);
-	int ret;
 
 	rwx_engine_list(test, s->entries, s->pages);
 	KUNIT_ASSERT_LE(test, total, RWX_REMOTE_LEN);
@@ -228,29 +267,28 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 	/* WRITE: random local data to zeroed remote memory. */
 	rwx_engine_fill_local(ctx, true);
 	memset(remote, 0, RWX_REMOTE_LEN);
-	ret = rwx_engine_move(test, s->offset, DMA_TO_DEVICE);
-	KUNIT_ASSERT_GT_MSG(test, ret, 0, "WRITE %u x %u pages, offset %u",
-			    s->entries, s->pages, s->offset);
-	KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
-			    total, "WRITE %u x %u pages, offset %u: bytes right",
-			    s->entries, s->pages, s->offset);
-	/* Nothing past the transfer was touched. */
-	if (total < RWX_REMOTE_LEN)
-		KUNIT_EXPECT_NULL(test, memchr_inv(remote + total, 0,
-						   RWX_REMOTE_LEN - total));
+	if (rwx_engine_try(test, s, DMA_TO_DEVICE)) {
+		KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
+				    total, "WRITE %u x %u pages, offset %u: bytes right",
+				    s->entries, s->pages, s->offset);
+		/* Nothing past the transfer was touched. */
+		if (total < RWX_REMOTE_LEN)
+			KUNIT_EXPECT_NULL(test, memchr_inv(remote + total, 0,
+							   RWX_REMOTE_LEN - total));
+	}
 
 	/* READ: random remote data into zeroed local memory. */
 	get_random_bytes(remote, total);
 	rwx_engine_fill_local(ctx, false);
-	ret = rwx_engine_move(test, s->offset, DMA_FROM_DEVICE);
-	KUNIT_ASSERT_GT_MSG(test, ret, 0, "READ %u x %u pages, offset %u",
-			    s->entries, s->pages, s->offset);
-	KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
-			    total, "READ %u x %u pages, offset %u: bytes right",
-			    s->entries, s->pages, s->offset);
-	/* The bytes before the offset were not written. */
-	KUNIT_EXPECT_NULL(test, memchr_inv(sg_virt(ctx->sgl), 0,
-					   min_t(u32, s->offset, ctx->sgl->length)));
+	if (rwx_engine_try(test, s, DMA_FROM_DEVICE)) {
+		KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
+				    total, "READ %u x %u pages, offset %u: bytes right",
+				    s->entries, s->pages, s->offset);
+		/* The bytes before the offset were not written. */
+		KUNIT_EXPECT_NULL(test, memchr_inv(sg_virt(ctx->sgl), 0,
+						   min_t(u32, s->offset,
+							 ctx->sgl->length)));
+	}
 }
 
 static void rwx_engine_data(struct kunit *test)
@@ -320,8 +358,6 @@ static void rwx_engine_chain_send(struct kunit *test)
 	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
 				   40, 0, ctx->remote_dma,
 				   ctx->conn.pd->unsafe_global_rkey, DMA_TO_DEVICE);
-	KUNIT_ASSERT_EQ(test, nr_wrs,
-			(int)DIV_ROUND_UP(40, rwx_qp(test)->max_write_sge));
 	KUNIT_ASSERT_GT(test, nr_wrs, 1);
 
 	rwx_loopback_wait_init(send_wait);
@@ -331,11 +367,16 @@ static void rwx_engine_chain_send(struct kunit *test)
 	send.send_flags = IB_SEND_SIGNALED;
 	send.sg_list = &send_sge;
 	send.num_sge = 1;
-	/* The chain: nr_wrs unsignaled WRITEs, then the SEND; one post. */
+	/*
+	 * The chain: nr_wrs unsignaled WRs (WRITEs, and REG_MR / LOCAL_INV
+	 * on the MR path), then the SEND; one post.
+	 */
 	first = rdma_rwx_ctx_wrs(&rw, rwx_qp(test), rwx_port(test), NULL, &send);
 	KUNIT_ASSERT_NOT_NULL(test, first);
 	for (wr = first, n = 0; wr && wr != &send; wr = wr->next, n++) {
-		KUNIT_EXPECT_EQ(test, wr->opcode, IB_WR_RDMA_WRITE);
+		KUNIT_EXPECT_TRUE(test, wr->opcode == IB_WR_RDMA_WRITE ||
+				  wr->opcode == IB_WR_REG_MR ||
+				  wr->opcode == IB_WR_LOCAL_INV);
 		KUNIT_EXPECT_FALSE(test, wr->send_flags & IB_SEND_SIGNALED);
 	}
 	KUNIT_ASSERT_PTR_EQ(test, wr, &send);
@@ -405,8 +446,9 @@ static void rwx_engine_bad_input(struct kunit *test)
 }
 
 /*
- * iWARP READs need MRs: once the pool is empty, -EAGAIN, and nothing is
- * lost.  On RoCE (no force_mr) READs never touch the pool at all.
+ * iWARP READs (and everything with force_mr) need MRs: once the pool is
+ * empty, -EAGAIN, and nothing is lost.  Otherwise (RoCE) READs never
+ * touch the pool at all.
  */
 static void rwx_engine_pool_empty(struct kunit *test)
 {
@@ -415,12 +457,14 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	struct rdma_rw_ctx rw[9];
 	struct ib_qp *qp;
 	u32 port, taken;
+	struct rdma_rwx_caps caps;
 	int i, ret = 0;
-	bool iwarp;
+	bool needs_mr;
 
 	rwx_engine_ready(test);
-	iwarp = rdma_protocol_iwarp(ctx->conn.device, rwx_port(test));
 	qp = rwx_qp(test);
+	rdma_rwx_qp_caps(qp, rwx_port(test), &caps);
+	needs_mr = caps.iwarp || caps.force_mr;
 	port = rwx_port(test);
 	rwx_engine_list(test, 2, 1);
 	/* Eight contexts in the pool: the ninth READ finds it empty. */
@@ -433,12 +477,80 @@ static void rwx_engine_pool_empty(struct kunit *test)
 			break;
 	}
 	taken = i;
-	KUNIT_EXPECT_EQ_MSG(test, taken, iwarp ? 8U : 9U, "%s", dev->name);
-	KUNIT_EXPECT_EQ(test, ret, iwarp ? -EAGAIN : 1);
-	KUNIT_EXPECT_EQ(test, qp->mrs_used, iwarp ? 8 : 0);
+	KUNIT_EXPECT_EQ_MSG(test, taken, needs_mr ? 8U : 9U, "%s", dev->name);
+	KUNIT_EXPECT_EQ(test, ret, needs_mr ? -EAGAIN : 1);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, needs_mr ? 8 : 0);
 	while (i--)
 		rdma_rwx_ctx_destroy(&rw[i], qp, port, ctx->sgl, 2, DMA_FROM_DEVICE);
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+}
+
+/*
+ * The sizing helpers agree with ib_core's where ib_core is right, and
+ * report what ib_core gets wrong or silently clamps.
+ */
+static void rwx_engine_sizing(struct kunit *test)
+{
+	static const unsigned int pages[] = { 1, 2, 31, 32, 33, 255, 256, 257, 1024 };
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct ib_qp_init_attr attr = {};
+	struct rdma_rwx_caps caps;
+	struct ib_device *dev;
+	unsigned int want;
+	u32 port, factor;
+	int i;
+
+	rwx_engine_ready(test);
+	dev = ctx->conn.device;
+	port = rwx_port(test);
+	rdma_rwx_qp_caps(rwx_qp(test), port, &caps);
+
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_mr_factor(dev, port, pages[i]),
+				    rdma_rw_mr_factor(dev, port, pages[i]),
+				    "%u pages", pages[i]);
+	/* ib_core's rounding overflows here; ours does not. */
+	want = rdma_rwx_mr_factor(dev, port, 1024);
+	KUNIT_EXPECT_GT(test, rdma_rwx_mr_factor(dev, port, UINT_MAX), want);
+
+	for (i = 0; i < 2; i++) {
+		u32 flags = i ? IB_QP_CREATE_INTEGRITY_EN : 0;
+
+		KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(dev, port, 0, flags), 0U);
+		KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(dev, port, 128, flags),
+				rdma_rw_max_send_wr(dev, port, 128, flags));
+		KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(dev, port, UINT_MAX / 2, flags),
+				rdma_rw_max_send_wr(dev, port, UINT_MAX / 2, flags));
+	}
+	factor = rdma_rwx_max_send_wr(dev, port, 1, 0);
+	KUNIT_EXPECT_EQ(test, factor, caps.iwarp || caps.force_mr ? 3U : 1U);
+
+	/* A ULP with 16 WRs of its own and 8 contexts. */
+	attr.cap.max_send_wr = 16;
+	attr.cap.max_rdma_ctxs = 8;
+	attr.cap.max_send_sge = 1000;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(dev, port, &attr),
+			(int)(16 + 8 * factor));
+	KUNIT_EXPECT_EQ(test, attr.port_num, port);
+	KUNIT_EXPECT_EQ(test, attr.cap.max_send_sge, (u32)dev->attrs.max_send_sge);
+
+	/* Bad input, each with its documented error; attr is left alone. */
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(NULL, port, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(dev, port, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(dev, 0, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(dev, port + 1, &attr), -EINVAL);
+	attr.port_num = 0;
+	attr.cap.max_send_wr = U32_MAX;
+	attr.cap.max_rdma_ctxs = 1;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(dev, port, &attr), -EOVERFLOW);
+	attr.cap.max_send_wr = 0;
+	attr.cap.max_rdma_ctxs = UINT_MAX;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(dev, port, &attr), -EOVERFLOW);
+	/* One context more than the device's send queue holds. */
+	attr.cap.max_send_wr = dev->attrs.max_qp_wr;
+	attr.cap.max_rdma_ctxs = 1;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(dev, port, &attr), -ERANGE);
+	KUNIT_EXPECT_EQ(test, attr.port_num, 0U);
 }
 
 static struct kunit_case rwx_engine_cases[] = {
@@ -446,6 +558,7 @@ static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_chain_send, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_sizing, rwx_test_dev_gen_params),
 	{}
 };
 

@@ -28,8 +28,11 @@ summary() {
 	[ "$f" = 0 ]
 }
 
-# Whatever happens, no guest outlives make check.
-trap 'kill $(jobs -p) 2>/dev/null; pkill -KILL -x rwxvm 2>/dev/null; exit 130' INT TERM HUP
+# Whatever happens, no guest outlives make check.  Its guests' qemu
+# processes are named for this run (at most 15 characters).
+RWX_VM_NAME=rwxvm-$$
+export RWX_VM_NAME
+trap 'kill $(jobs -p) 2>/dev/null; pkill -KILL -x "$RWX_VM_NAME" 2>/dev/null; exit 130' INT TERM HUP
 
 suite deps
 run_test "dependencies from Debian's archive" bash "$RWX_ROOT/tools/deps.sh" || { summary; exit 1; }
@@ -67,25 +70,39 @@ STOCK_KERNEL=/boot/vmlinuz-$STOCK_RELEASE
 STOCK_INITRD=$(initramfs_for "$STOCK_RELEASE")
 export STOCK_KERNEL STOCK_INITRD
 
-# The KUnit runs, one lane.
-kunit_lane() {
-	local M=$RWX_BUILD/mod-test
-	local mods="$M/kunit/rwx_layout_kunit.ko $M/kunit/rwx_verbs_kunit.ko $M/kunit/rwx_engine_kunit.ko"
-
-	VM_KTAP=1 vm_run kunit "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+# kunit_boot NAME [run-vm.sh options]: a test-kernel guest running the
+# engine and the KUnit suites.
+kunit_boot() {
+	local name=$1 M=$RWX_BUILD/mod-test
+	shift
+	VM_KTAP=1 vm_run "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_ROOT/tools/guest/kunit-run.sh" 900 \
 		-e "RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko" \
-		-e "RWX_SUPPORT_MODULES=$M/drivers/loopback/rwx_loopback.ko" \
-		-e "RWX_KUNIT_MODULES=$mods"
+		-e "RWX_SUPPORT_MODULES=$M/drivers/loopback/rwx_loopback.ko" "$@"
 }
 
-# The harness self-tests and the stock-kernel smoke test, the other lane.
+# One lane: every suite on a default boot, and the stock-kernel smoke test.
+kunit_lane() {
+	local K=$RWX_BUILD/mod-test/kunit
+
+	kunit_boot kunit -e "RWX_KUNIT_MODULES=$K/rwx_layout_kunit.ko \
+$K/rwx_verbs_kunit.ko $K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko"
+	if [ "$stock_ok" = 0 ]; then
+		vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
+			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
+			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
+	fi
+}
+
+# The other lane: the harness self-tests and the MR path everywhere (ib_core.force_mr=1 gives rxe QPs their MR pool).
 other_lane() {
+	local K=$RWX_BUILD/mod-test/kunit
+
 	suite harness-vm
 	bash "$RWX_ROOT/tools/test-harness.sh" vm
-	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
-		"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
-		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
+	VM_CASE_PREFIX="force_mr: " kunit_boot kunit-force-mr \
+		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
+		-e "RWX_KUNIT_MODULES=$K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko"
 }
 
 # A TCG guest keeps about one host core busy: run two lanes at once.
@@ -98,11 +115,11 @@ if [ "$test_mods_ok" = 0 ]; then
 else
 	kunit_pid=""
 fi
-if [ "$stock_ok" = 0 ] && [ "$test_mods_ok" = 0 ]; then
+if [ "$test_mods_ok" = 0 ]; then
 	other_lane
 else
 	suite harness-vm
-	fail "harness-vm and smoke" "no test kernel, test modules or stock-kernel module"
+	fail "harness-vm" "no test kernel or test modules"
 fi
 [ -n "$kunit_pid" ] && wait "$kunit_pid"
 
@@ -110,6 +127,7 @@ suite kunit
 if [ -n "$kunit_pid" ]; then
 	cat "$RWX_BUILD/kunit-lane.log"
 	vm_record kunit
+	vm_record kunit-force-mr
 else
 	fail "kunit" "no test kernel or test modules to run"
 fi
@@ -122,9 +140,9 @@ else
 fi
 
 suite cleanup
-if pgrep -x rwxvm >/dev/null; then
-	fail "no qemu process left behind" "$(pgrep -a -x rwxvm | head -3)"
-	pkill -KILL -x rwxvm
+if pgrep -x "$RWX_VM_NAME" >/dev/null; then
+	fail "no qemu process left behind" "$(pgrep -a -x "$RWX_VM_NAME" | head -3)"
+	pkill -KILL -x "$RWX_VM_NAME"
 else
 	pass "no qemu process left behind"
 fi

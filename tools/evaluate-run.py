@@ -72,7 +72,7 @@ def leaf_cases(group, prefix=''):
         yield from leaf_cases(sub, path)
 
 
-def kunit_results(ktap_path, kunit_py):
+def kunit_results(ktap_path, kunit_py, prefix=''):
     """Yield (result, test, detail) for every KUnit case in ktap_path."""
     with open(ktap_path, encoding='utf-8', errors='replace') as f:
         merged, nsuites = renumber_ktap(f.read())
@@ -94,6 +94,7 @@ def kunit_results(ktap_path, kunit_py):
     saw_failure = False
     for suite in tree.get('sub_groups', []):
         for name, status in leaf_cases(suite):
+            name = prefix + name
             if status == 'PASS':
                 yield 'pass', name, ''
             elif status == 'SKIP':
@@ -113,6 +114,8 @@ def main():
     ap.add_argument('--name', default='guest', help='name of this run in results')
     ap.add_argument('--ktap', help='KTAP collected in the guest')
     ap.add_argument('--kunit-py', help="path to the kernel's kunit.py")
+    ap.add_argument('--case-prefix', default='',
+                    help='put before every KUnit case name (tells runs apart)')
     args = ap.parse_args()
 
     results = []
@@ -135,7 +138,7 @@ def main():
 
     if args.ktap:
         if os.path.exists(args.ktap):
-            results.extend(kunit_results(args.ktap, args.kunit_py))
+            results.extend(kunit_results(args.ktap, args.kunit_py, args.case_prefix))
         else:
             results.append(('fail', 'kunit', 'no KTAP was collected from the guest'))
 

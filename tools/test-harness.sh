@@ -90,7 +90,7 @@ interrupt_test() {
 		> "$out/runner.log" 2>&1 &
 	runner=$!
 	for i in $(seq 50); do
-		qemu=$(pgrep -P "$runner" -x rwxvm) && break
+		qemu=$(pgrep -P "$runner" -x "${RWX_VM_NAME:-rwxvm}") && break
 		sleep 0.2
 	done
 	if [ -z "$qemu" ]; then
@@ -136,12 +136,12 @@ vm_tests() {
 		$'^fail\tselftest-warn: no kernel splat\tkernel WARNING: WARNING: CPU: [0-9]+ PID: [0-9]+ at .*rwx_selftest_warn' "$rc"
 
 	# Debian's kernel boots in seconds: the hang and kill tests use it.
-	vm_run selftest-hang "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/hang.sh" 40
+	vm_run selftest-hang "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/hang.sh" 30
 	rc=$?
 	expect_vm_judgement selftest-hang 1 $'^fail\tselftest-hang\tguest timed out \\(hung\\)' "$rc"
 	grep -q "hang: guest script is running" "$RWX_BUILD/vm/selftest-hang/console.log" &&
 		pass "selftest-hang: the guest was running its script when timed out" ||
-		fail "selftest-hang: the guest was running its script when timed out" "boot did not finish in 40 s"
+		fail "selftest-hang: the guest was running its script when timed out" "boot did not finish in 30 s"
 
 	interrupt_test TERM
 	interrupt_test KILL

@@ -16,7 +16,8 @@ vm_run() {
 	rc=$?
 	echo "   ($name: guest ran $((SECONDS - t0)) s, exit $rc, log $out/console.log)"
 	local ktap_args=()
-	[ -n "${VM_KTAP:-}" ] && ktap_args=(--ktap "$out/kunit.ktap" --kunit-py "$KUNIT_PY")
+	[ -n "${VM_KTAP:-}" ] && ktap_args=(--ktap "$out/kunit.ktap" --kunit-py "$KUNIT_PY"
+					   --case-prefix "${VM_CASE_PREFIX:-}")
 	python3 "$RWX_ROOT/tools/evaluate-run.py" --log "$out/console.log" \
 		--rc "$rc" --name "$name" "${ktap_args[@]}" > "$out/judgement"
 }

@@ -189,10 +189,8 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	reg->sge.length = mr->length;
 	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
 			 remote_addr, rkey);
-	if (dir == DMA_FROM_DEVICE && caps->read_inv) {
+	if (dir == DMA_FROM_DEVICE && caps->read_inv)
 		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
-		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
-	}
 	return count;
 }
 
@@ -334,6 +332,9 @@ static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
 	reg->reg_wr.key = mr->lkey;
 	reg->sge.lkey = mr->lkey;
+	/* READ with invalidate retires the key this chain registers. */
+	if (!mr->need_inval)
+		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
 }
 
 /**

@@ -24,7 +24,8 @@ static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
  *
  * ULPs multiply their context count by this to size max_rdma_ctxs and
  * their send queues.  A device that reports a zero page or SGE limit is
- * counted as one page per MR, never divided by.
+ * counted as one page per MR, never divided by; unlike ib_core's, the
+ * result is right up to UINT_MAX pages.
  *
  * Return: the number of MRs (on the MR path) or READ WRs (on the SGE
  * path) needed to move @maxpages pages.
@@ -39,7 +40,9 @@ unsigned int rdma_rwx_mr_factor(struct ib_device *device, u32 port_num,
 			       RDMA_RWX_MAX_MR_PAGES);
 	else
 		per_mr = device->attrs.max_sge_rd;
-	return DIV_ROUND_UP(maxpages, max_t(u32, per_mr, 1));
+	per_mr = max_t(u32, per_mr, 1);
+	/* Rounded up without DIV_ROUND_UP, which overflows near UINT_MAX. */
+	return maxpages / per_mr + !!(maxpages % per_mr);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_mr_factor, RDMA_RWX);
 

@@ -50,6 +50,10 @@ cp "$script" "$outdir/guest-script.sh"
 	for e in "${envs[@]}"; do printf 'export %q\n' "$e"; done
 } > "$outdir/env.sh"
 
+# The qemu process's name: make check gives its guests one of their own,
+# so that it can tell them from anybody else's.
+vm_name=${RWX_VM_NAME:-rwxvm}
+
 qemu_pid=""
 cleanup() {
 	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
@@ -64,7 +68,7 @@ trap 'cleanup; exit 143' TERM HUP
 # acpi=off: under TCG, the debug kernel's AML interpreter times out routing
 # PCI interrupts and virtio never gets one; the MP table serves instead.
 setpriv --pdeathsig KILL -- \
-qemu-system-x86_64 -name rwxvm,process=rwxvm \
+qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
 	-accel tcg,thread=multi -cpu "${RWX_QEMU_CPU:-max}" -smp 2 -m 1536M \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \

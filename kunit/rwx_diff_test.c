@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit: differential test against ib_core's own rdma_rw_ctx.  For the same
+ * QP and the same randomised scatterlist, offset, remote address, rkey and
+ * direction, the engine must build the WR chain ib_core builds: opcodes,
+ * WR count, SGE counts, addresses and lengths, remote addresses, rkeys,
+ * signaling, and REG_MR access and extent.
+ *
+ * Deliberate differences, asserted as such:
+ * - LOCAL_INV precedes a REG_MR exactly when that MR still holds a valid
+ *   key, in both engines; as the two take MRs from the pool in turn, the
+ *   chains are compared with LOCAL_INV WRs checked on their own.
+ * - RDMA READ with invalidate names the key the chain registers; ib_core
+ *   names the key the MR had before the chain bumped it.
+ * - MR lkeys differ (each engine has its own MR from the pool); each SGE
+ *   must use the lkey of the MR registered just before it.
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/rw.h>
+#include <rdma/rwx.h>
+#include <rdma/rwx_loopback.h>
+#include "rwx_test_devs.h"
+
+#define RWX_DIFF_CASES		1000
+#define RWX_DIFF_CHUNKS		256	/* entries at most */
+#define RWX_DIFF_CHUNK_ORDER	2	/* an entry spans up to 4 pages */
+#define RWX_DIFF_MAX_WRS	(3 * RWX_DIFF_CHUNKS + 1)
+
+/* One WR of a chain, reduced to what must match. */
+struct rwx_wr_rec {
+	enum ib_wr_opcode opcode;
+	bool signaled;
+	bool has_cqe;
+	u32 num_sge;
+	u64 remote_addr;
+	u32 rkey;
+	u32 first_sge;		/* index into the chain's SGE records */
+	/* REG_MR */
+	int access;
+	u64 mr_iova, mr_length;
+	u32 key;
+	/* LOCAL_INV, READ_WITH_INV */
+	u32 invalidate_rkey;
+};
+
+struct rwx_sge_rec {
+	u64 addr;
+	u32 length;
+	bool dma_lkey;		/* the PD's local DMA lkey */
+	bool mr_lkey;		/* the lkey of the MR registered just before */
+};
+
+struct rwx_chain {
+	int ret;		/* what init returned */
+	u32 nr_wrs;
+	struct rwx_wr_rec wr[RWX_DIFF_MAX_WRS];
+	u32 nr_sges;
+	struct rwx_sge_rec sge[RWX_DIFF_CHUNKS];
+};
+
+struct rwx_diff_ctx {
+	struct rwx_loopback conn;
+	int setup_ret;
+	struct page *chunks[RWX_DIFF_CHUNKS];
+	struct scatterlist sgl[RWX_DIFF_CHUNKS];
+	struct rwx_chain ours, core;
+	struct ib_cqe cqe;
+};
+
+static int rwx_diff_init(struct kunit *test)
+{
+	const struct rwx_test_dev *dev = test->param_value;
+	struct rwx_loopback_params params = {
+		.addr = dev->addr,
+		.max_send_wr = 64,
+		.max_send_sge = 32,
+		.max_rdma_ctxs = 4,
+	};
+	struct rwx_diff_ctx *ctx;
+	int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	for (i = 0; i < RWX_DIFF_CHUNKS; i++) {
+		ctx->chunks[i] = alloc_pages(GFP_KERNEL, RWX_DIFF_CHUNK_ORDER);
+		if (!ctx->chunks[i])
+			return -ENOMEM;
+	}
+	ctx->setup_ret = rwx_loopback_setup(&ctx->conn, &params);
+	return 0;
+}
+
+static void rwx_diff_exit(struct kunit *test)
+{
+	struct rwx_diff_ctx *ctx = test->priv;
+	int i;
+
+	rwx_loopback_teardown(&ctx->conn);
+	for (i = 0; i < RWX_DIFF_CHUNKS; i++)
+		if (ctx->chunks[i])
+			__free_pages(ctx->chunks[i], RWX_DIFF_CHUNK_ORDER);
+}
+
+/*
+ * A random list: mostly whole pages (the MR path's only valid shape), some
+ * of any length (which MRs reject: both engines must then fail alike).
+ */
+static u32 rwx_diff_shape(struct rwx_diff_ctx *ctx, struct rnd_state *rnd,
+			  u32 *offset)
+{
+	u32 nents = 1 + prandom_u32_state(rnd) % RWX_DIFF_CHUNKS;
+	bool ragged = prandom_u32_state(rnd) % 5 == 0;
+	u32 i, len, total = 0;
+
+	if (prandom_u32_state(rnd) % 3 == 0)	/* plenty of short lists */
+		nents = 1 + nents % 20;
+	sg_init_table(ctx->sgl, nents);
+	for (i = 0; i < nents; i++) {
+		if (ragged)
+			len = 1 + prandom_u32_state(rnd) %
+				  (PAGE_SIZE << RWX_DIFF_CHUNK_ORDER);
+		else if (prandom_u32_state(rnd) % 10 < 7)
+			len = PAGE_SIZE;
+		else
+			len = PAGE_SIZE * (1 + prandom_u32_state(rnd) %
+					   (1 << RWX_DIFF_CHUNK_ORDER));
+		sg_set_page(&ctx->sgl[i], ctx->chunks[i], len, 0);
+		total += len;
+	}
+	switch (prandom_u32_state(rnd) % 4) {
+	case 0:
+		*offset = 0;
+		break;
+	case 1:		/* on an entry boundary */
+		*offset = ctx->sgl[0].length;
+		if (nents == 1)
+			*offset = 0;
+		break;
+	default:
+		*offset = prandom_u32_state(rnd) % total;
+	}
+	return nents;
+}
+
+/* Record the chain @first, which ends at NULL or @chain_end. */
+static void rwx_diff_record(struct rwx_chain *chain, struct ib_qp *qp,
+			    struct ib_send_wr *first, struct ib_cqe *cqe)
+{
+	u32 last_mr_lkey = 0, i;
+	struct rwx_sge_rec *s;
+	struct ib_send_wr *wr;
+
+	chain->nr_wrs = 0;
+	chain->nr_sges = 0;
+	for (wr = first; wr && chain->nr_wrs < RWX_DIFF_MAX_WRS; wr = wr->next) {
+		struct rwx_wr_rec *rec = &chain->wr[chain->nr_wrs++];
+
+		memset(rec, 0, sizeof(*rec));
+		rec->opcode = wr->opcode;
+		rec->signaled = wr->send_flags & IB_SEND_SIGNALED;
+		rec->has_cqe = wr->wr_cqe == cqe;
+		rec->num_sge = wr->num_sge;
+		rec->first_sge = chain->nr_sges;
+		switch (wr->opcode) {
+		case IB_WR_REG_MR:
+			rec->access = reg_wr(wr)->access;
+			rec->mr_iova = reg_wr(wr)->mr->iova;
+			rec->mr_length = reg_wr(wr)->mr->length;
+			rec->key = reg_wr(wr)->key;
+			last_mr_lkey = reg_wr(wr)->mr->lkey;
+			break;
+		case IB_WR_LOCAL_INV:
+			rec->invalidate_rkey = wr->ex.invalidate_rkey;
+			break;
+		case IB_WR_RDMA_READ_WITH_INV:
+			rec->invalidate_rkey = wr->ex.invalidate_rkey;
+			fallthrough;
+		default:
+			rec->remote_addr = rdma_wr(wr)->remote_addr;
+			rec->rkey = rdma_wr(wr)->rkey;
+			for (i = 0; i < wr->num_sge; i++) {
+				if (chain->nr_sges == RWX_DIFF_CHUNKS)
+					break;
+				s = &chain->sge[chain->nr_sges++];
+				s->addr = wr->sg_list[i].addr;
+				s->length = wr->sg_list[i].length;
+				s->dma_lkey = wr->sg_list[i].lkey ==
+					      qp->pd->local_dma_lkey;
+				s->mr_lkey = last_mr_lkey &&
+					     wr->sg_list[i].lkey == last_mr_lkey;
+			}
+		}
+	}
+}
+
+/* Each engine in turn: init, record its chain, destroy. */
+static void rwx_diff_run(struct kunit *test, struct rwx_chain *chain,
+			 bool core, u32 nents, u32 offset, u64 raddr, u32 rkey,
+			 enum dma_data_direction dir)
+{
+	struct rwx_diff_ctx *ctx = test->priv;
+	struct ib_qp *qp = ctx->conn.qp[RWX_CLIENT];
+	u32 port = ctx->conn.id[RWX_CLIENT]->port_num;
+	struct rdma_rw_ctx rw;
+	struct ib_send_wr *first;
+
+	memset(&rw, 0, sizeof(rw));
+	chain->nr_wrs = 0;
+	if (core)
+		chain->ret = rdma_rw_ctx_init(&rw, qp, port, ctx->sgl, nents,
+					      offset, raddr, rkey, dir);
+	else
+		chain->ret = rdma_rwx_ctx_init(&rw, qp, port, ctx->sgl, nents,
+					       offset, raddr, rkey, dir);
+	if (chain->ret < 0)
+		return;
+	if (core)
+		first = rdma_rw_ctx_wrs(&rw, qp, port, &ctx->cqe, NULL);
+	else
+		first = rdma_rwx_ctx_wrs(&rw, qp, port, &ctx->cqe, NULL);
+	rwx_diff_record(chain, qp, first, &ctx->cqe);
+	if (core)
+		rdma_rw_ctx_destroy(&rw, qp, port, ctx->sgl, nents, dir);
+	else
+		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, nents, dir);
+}
+
+/* The chain without its LOCAL_INV WRs, which depend on pool state. */
+static u32 rwx_diff_skip_inv(const struct rwx_chain *c, u32 i)
+{
+	while (i < c->nr_wrs && c->wr[i].opcode == IB_WR_LOCAL_INV)
+		i++;
+	return i;
+}
+
+static void rwx_diff_check_inv(struct kunit *test, const struct rwx_chain *c,
+			       const char *who, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < c->nr_wrs; i++) {
+		if (c->wr[i].opcode != IB_WR_LOCAL_INV)
+			continue;
+		/* Invalidates the MR the next REG_MR registers anew. */
+		KUNIT_EXPECT_EQ_MSG(test, c->wr[i + 1].opcode, IB_WR_REG_MR,
+				    "case %u %s: LOCAL_INV not before REG_MR", n, who);
+		KUNIT_EXPECT_EQ_MSG(test, c->wr[i].invalidate_rkey & ~0xffU,
+				    c->wr[i + 1].key & ~0xffU,
+				    "case %u %s: LOCAL_INV of another MR", n, who);
+		KUNIT_EXPECT_NE_MSG(test, c->wr[i].invalidate_rkey,
+				    c->wr[i + 1].key,
+				    "case %u %s: LOCAL_INV of the new key", n, who);
+	}
+}
+
+static void rwx_diff_compare(struct kunit *test, u32 n)
+{
+	struct rwx_diff_ctx *ctx = test->priv;
+	const struct rwx_chain *o = &ctx->ours, *c = &ctx->core;
+	u32 i = 0, j = 0, mr_key = 0;
+
+	KUNIT_ASSERT_EQ_MSG(test, o->ret < 0 ? o->ret : 0, c->ret < 0 ? c->ret : 0,
+			    "case %u: init result", n);
+	if (o->ret < 0)
+		return;
+	rwx_diff_check_inv(test, o, "rdma_rwx", n);
+	rwx_diff_check_inv(test, c, "ib_core", n);
+
+	for (;;) {
+		const struct rwx_wr_rec *a, *b;
+		u32 s;
+
+		i = rwx_diff_skip_inv(o, i);
+		j = rwx_diff_skip_inv(c, j);
+		if (i == o->nr_wrs || j == c->nr_wrs)
+			break;
+		a = &o->wr[i++];
+		b = &c->wr[j++];
+		KUNIT_ASSERT_EQ_MSG(test, a->opcode, b->opcode, "case %u WR %u", n, i);
+		KUNIT_EXPECT_EQ_MSG(test, a->signaled, b->signaled, "case %u WR %u", n, i);
+		KUNIT_EXPECT_EQ_MSG(test, a->has_cqe && a->signaled,
+				    b->has_cqe && b->signaled, "case %u WR %u", n, i);
+		KUNIT_ASSERT_EQ_MSG(test, a->num_sge, b->num_sge, "case %u WR %u", n, i);
+		if (a->opcode == IB_WR_REG_MR) {
+			KUNIT_EXPECT_EQ_MSG(test, a->access, b->access, "case %u WR %u", n, i);
+			KUNIT_EXPECT_EQ_MSG(test, a->mr_length, b->mr_length,
+					    "case %u WR %u", n, i);
+			KUNIT_EXPECT_EQ_MSG(test, a->mr_iova, b->mr_iova,
+					    "case %u WR %u", n, i);
+			mr_key = a->key;
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, a->remote_addr, b->remote_addr,
+				    "case %u WR %u", n, i);
+		KUNIT_EXPECT_EQ_MSG(test, a->rkey, b->rkey, "case %u WR %u", n, i);
+		if (a->opcode == IB_WR_RDMA_READ_WITH_INV)
+			/* deliberate: ours invalidates the key it registered */
+			KUNIT_EXPECT_EQ_MSG(test, a->invalidate_rkey, mr_key,
+					    "case %u WR %u", n, i);
+		for (s = 0; s < a->num_sge; s++) {
+			const struct rwx_sge_rec *sa = &o->sge[a->first_sge + s];
+			const struct rwx_sge_rec *sb = &c->sge[b->first_sge + s];
+
+			KUNIT_EXPECT_EQ_MSG(test, sa->addr, sb->addr,
+					    "case %u WR %u SGE %u", n, i, s);
+			KUNIT_EXPECT_EQ_MSG(test, sa->length, sb->length,
+					    "case %u WR %u SGE %u", n, i, s);
+			KUNIT_EXPECT_EQ_MSG(test, sa->dma_lkey, sb->dma_lkey,
+					    "case %u WR %u SGE %u", n, i, s);
+			KUNIT_EXPECT_EQ_MSG(test, sa->mr_lkey, sb->mr_lkey,
+					    "case %u WR %u SGE %u", n, i, s);
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, i, o->nr_wrs, "case %u: rdma_rwx has more WRs", n);
+	KUNIT_EXPECT_EQ_MSG(test, j, c->nr_wrs, "case %u: ib_core has more WRs", n);
+}
+
+static void rwx_diff_random(struct kunit *test)
+{
+	const struct rwx_test_dev *dev = test->param_value;
+	struct rwx_diff_ctx *ctx = test->priv;
+	struct rnd_state rnd;
+	u32 n, nents, offset, rkey;
+	enum dma_data_direction dir;
+	u64 raddr;
+	int failures = 0;
+	u32 compared = 0;
+
+	KUNIT_ASSERT_EQ_MSG(test, ctx->setup_ret, 0, "connect on %s: %s",
+			    dev->name, ctx->conn.error_what ?: "?");
+	prandom_seed_state(&rnd, 0x5277 + dev->name[0]);
+	for (n = 0; n < RWX_DIFF_CASES && !failures; n++) {
+		nents = rwx_diff_shape(ctx, &rnd, &offset);
+		dir = prandom_u32_state(&rnd) & 1 ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+		raddr = (u64)prandom_u32_state(&rnd) << 12 | prandom_u32_state(&rnd) % 4096;
+		rkey = prandom_u32_state(&rnd);
+		rwx_diff_run(test, &ctx->core, true, nents, offset, raddr, rkey, dir);
+		rwx_diff_run(test, &ctx->ours, false, nents, offset, raddr, rkey, dir);
+		rwx_diff_compare(test, n);
+		compared += ctx->ours.ret >= 0;
+		/* Stop at the first differing case: one report, not a flood. */
+		failures = test->status == KUNIT_FAILURE;
+	}
+	KUNIT_EXPECT_EQ(test, n, RWX_DIFF_CASES);
+	kunit_info(test, "%s: %u cases, %u WR chains compared, %u refused alike",
+		   dev->name, n, compared, n - compared);
+	/* Most shapes must be valid, or the comparison says little. */
+	KUNIT_EXPECT_GT(test, compared, RWX_DIFF_CASES / 2);
+	KUNIT_EXPECT_EQ(test, ctx->conn.qp[RWX_CLIENT]->mrs_used, 0);
+}
+
+static struct kunit_case rwx_diff_cases[] = {
+	KUNIT_CASE_PARAM(rwx_diff_random, rwx_test_dev_gen_params),
+	{}
+};
+
+static struct kunit_suite rwx_diff_suite = {
+	.name = "rwx_diff",
+	.init = rwx_diff_init,
+	.exit = rwx_diff_exit,
+	.test_cases = rwx_diff_cases,
+};
+
+kunit_test_suite(rwx_diff_suite);
+
+MODULE_DESCRIPTION("KUnit: rdma_rwx against ib_core's rdma_rw_ctx, randomised");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(RDMA_RWX);
+MODULE_IMPORT_NS(RDMA_RWX_LOOPBACK);
