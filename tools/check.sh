@@ -92,6 +92,28 @@ $K/rwx_verbs_kunit.ko $K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko"
 			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 	fi
+	# librdmarwx on Soft-RoCE, plain and under ASan/UBSan, and interop
+	# with rdmacm-utils' rdma_server / rdma_client.
+	rm -rf "$RWX_BUILD/vm/userspace-vm"
+	if make --no-print-directory -C "$RWX_ROOT/userspace" vmtest \
+			> "$RWX_BUILD/userspace-vmtest-build.log" 2>&1; then
+		vm_run userspace-vm "$STOCK_KERNEL" "$STOCK_INITRD" \
+			"$RWX_ROOT/userspace/tests/vm/guest.sh" 300
+	fi
+}
+
+# Record the per-check lines a guest printed ("ok NAME", "FAIL NAME: why",
+# "skip NAME"), named after the part ("# === part") they belong to.
+record_guest_checks() {
+	local log=$1 part="" line
+	while IFS= read -r line; do
+		case $line in
+		"# === "*) part="${line#\# === }: " ;;
+		"ok "*) pass "$part${line#ok }" ;;
+		"FAIL "*) fail "$part${line#FAIL }" ;;
+		"skip "*) skip "$part${line#skip }" ;;
+		esac
+	done < "$log"
 }
 
 # The other lane: the harness self-tests and the MR path everywhere (ib_core.force_mr=1 gives rxe QPs their MR pool).
@@ -130,6 +152,14 @@ if [ -n "$kunit_pid" ]; then
 	vm_record kunit-force-mr
 else
 	fail "kunit" "no test kernel or test modules to run"
+fi
+
+suite userspace-vm
+if [ -f "$RWX_BUILD/vm/userspace-vm/judgement" ]; then
+	vm_record userspace-vm
+	record_guest_checks "$RWX_BUILD/vm/userspace-vm/console.log"
+else
+	fail "userspace-vm" "not run: make -C userspace vmtest failed (see $RWX_BUILD/userspace-vmtest-build.log)"
 fi
 
 suite smoke-debian-6.12

@@ -54,12 +54,12 @@ static int poll_some(struct ibv_cq *cq, struct ibv_wc *wc, int nwc)
 	return n;
 }
 
-static int64_t now_ms(void)
+static int64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Wait for the channel to become readable; -1 blocks forever. */
@@ -89,7 +89,9 @@ static int wait_readable(int fd, int timeout_ms)
 static int wait_comps(const struct cq_pick *p, struct ibv_wc *wc, int nwc,
 		      int timeout_ms)
 {
-	int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
+	/* In ns, and rounded up to poll()'s ms: never return early. */
+	int64_t deadline = timeout_ms >= 0 ?
+		now_ns() + (int64_t)timeout_ms * 1000000 : 0;
 	struct ibv_cq *ev_cq;
 	void *ev_ctx;
 	int n, ret, left = -1;
@@ -105,9 +107,9 @@ static int wait_comps(const struct cq_pick *p, struct ibv_wc *wc, int nwc,
 		if (n)
 			return n;
 		if (timeout_ms >= 0) {
-			int64_t rem = deadline - now_ms();
+			int64_t rem = deadline - now_ns();
 
-			left = rem > 0 ? (int)rem : 0;
+			left = rem > 0 ? (int)((rem + 999999) / 1000000) : 0;
 		}
 		if (wait_readable(p->ch->fd, left))
 			return -1;
