@@ -11,14 +11,11 @@ RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 logs=$RWX_ROOT/tools/tests/logs
 evaluate=$RWX_ROOT/tools/evaluate-run.py
 
-# expect_judgement NAME WANT_STATUS PATTERN evaluate-args...
-# The judgement must exit WANT_STATUS and (if PATTERN) print a line
-# matching PATTERN.
-expect_judgement() {
-	local name=$1 want=$2 pattern=$3 out rc
-	shift 3
-	out=$(python3 "$evaluate" "$@" 2>&1)
-	rc=$?
+# check_judgement NAME WANT_STATUS PATTERN STATUS OUTPUT: a judgement that
+# exited STATUS and printed OUTPUT must have exited WANT_STATUS and (if
+# PATTERN) printed a line matching PATTERN.
+check_judgement() {
+	local name=$1 want=$2 pattern=$3 rc=$4 out=$5
 	if [ "$rc" != "$want" ]; then
 		fail "$name" "judgement exited $rc, wanted $want: $(echo "$out" | tr '\n' '|')"
 	elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" <<< "$out"; then
@@ -26,6 +23,16 @@ expect_judgement() {
 	else
 		pass "$name"
 	fi
+}
+
+# expect_judgement NAME WANT_STATUS PATTERN evaluate-args...: judge canned
+# input now.
+expect_judgement() {
+	local name=$1 want=$2 pattern=$3 out rc
+	shift 3
+	out=$(python3 "$evaluate" "$@" 2>&1)
+	rc=$?
+	check_judgement "$name" "$want" "$pattern" "$rc" "$out"
 }
 
 host_tests() {
@@ -64,17 +71,10 @@ host_tests() {
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/does-not-exist.ktap" --kunit-py "$kunit_py"
 }
 
-# expect_vm_judgement NAME WANT_STATUS PATTERN: check a vm_run's judgement.
+# expect_vm_judgement NAME WANT_STATUS PATTERN STATUS: the judgement of
+# vm_run NAME, which exited STATUS.
 expect_vm_judgement() {
-	local name=$1 want=$2 pattern=$3 rc=$4 out
-	out=$(cat "$RWX_BUILD/vm/$name/judgement")
-	if [ "$rc" != "$want" ]; then
-		fail "$name" "judgement exited $rc, wanted $want: $(echo "$out" | tr '\n' '|')"
-	elif ! grep -Eq -- "$pattern" <<< "$out"; then
-		fail "$name" "judgement lacks /$pattern/: $(echo "$out" | tr '\n' '|')"
-	else
-		pass "$name"
-	fi
+	check_judgement "$1" "$2" "$3" "$4" "$(cat "$RWX_BUILD/vm/$1/judgement")"
 }
 
 # The runner is killed (TERM or KILL) while its guest runs: its qemu must
