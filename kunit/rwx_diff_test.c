@@ -14,6 +14,15 @@
  *   names the key the MR had before the chain bumped it.
  * - MR lkeys differ (each engine has its own MR from the pool); each SGE
  *   must use the lkey of the MR registered just before it.
+ * - On the MR path, ib_core gives each MR a fixed number of entries.  It
+ *   refuses (-EINVAL) a list whose entries span more pages than one MR
+ *   maps or that has a gap between entries, and on siw, which maps
+ *   entries of any length, it registers MRs beyond the advertised page
+ *   list length.  The engine splits such lists over more MRs by pages.
+ *   Its chain must then register exactly the spans
+ *   rdma_rwx_next_mr_span() gives for that list, one READ/WRITE of each
+ *   span to consecutive remote addresses; or, when the pool has fewer
+ *   MRs than the spans, init must fail with -EAGAIN.
  */
 
 #include <kunit/test.h>
@@ -30,6 +39,7 @@
 #define RWX_DIFF_CHUNKS		256	/* entries at most */
 #define RWX_DIFF_CHUNK_ORDER	2	/* an entry spans up to 4 pages */
 #define RWX_DIFF_MAX_WRS	(3 * RWX_DIFF_CHUNKS + 1)
+#define RWX_DIFF_POOL		16	/* MRs in the QP's pool */
 
 /* One WR of a chain, reduced to what must match. */
 struct rwx_wr_rec {
@@ -70,6 +80,8 @@ struct rwx_diff_ctx {
 	struct scatterlist sgl[RWX_DIFF_CHUNKS];
 	struct rwx_chain ours, core;
 	struct ib_cqe cqe;
+	/* cases of the deliberate MR split */
+	u32 split, over_budget, pool_short;
 };
 
 static int rwx_diff_init(struct kunit *test)
@@ -79,7 +91,7 @@ static int rwx_diff_init(struct kunit *test)
 		.addr = dev->addr,
 		.max_send_wr = 64,
 		.max_send_sge = 32,
-		.max_rdma_ctxs = 4,
+		.max_rdma_ctxs = RWX_DIFF_POOL,
 	};
 	struct rwx_diff_ctx *ctx;
 	int i;
@@ -109,8 +121,8 @@ static void rwx_diff_exit(struct kunit *test)
 }
 
 /*
- * A random list: mostly whole pages (the MR path's only valid shape), some
- * of any length (which MRs reject: both engines must then fail alike).
+ * A random list: mostly whole pages, some of any length (gaps between
+ * entries, which ib_core's MR path refuses and the engine splits).
  */
 static u32 rwx_diff_shape(struct rwx_diff_ctx *ctx, struct rnd_state *rnd,
 			  u32 *offset)
@@ -260,16 +272,142 @@ static void rwx_diff_check_inv(struct kunit *test, const struct rwx_chain *c,
 	}
 }
 
-static void rwx_diff_compare(struct kunit *test, u32 n)
+/* Where one MR of the split must register. */
+struct rwx_span_rec {
+	u64 iova;
+	u32 length;
+};
+
+/*
+ * The MR spans the engine must register for this list, from the pure
+ * split function on the list as the device maps it (rxe and siw map
+ * virtually: the same addresses on every mapping).
+ */
+static u32 rwx_diff_spans(struct kunit *test, u32 nents, u32 offset,
+			  enum dma_data_direction dir,
+			  struct rwx_span_rec *spans, u32 max)
+{
+	struct rwx_diff_ctx *ctx = test->priv;
+	struct ib_qp *qp = ctx->conn.qp[RWX_CLIENT];
+	struct rdma_rwx_mr_span span;
+	struct rdma_rwx_caps caps;
+	struct rdma_rwx_pos pos;
+	u32 nr = 0;
+
+	rdma_rwx_qp_caps(qp, ctx->conn.id[RWX_CLIENT]->port_num, &caps);
+	pos.nents = ib_dma_map_sg(ctx->conn.device, ctx->sgl, nents, dir);
+	KUNIT_ASSERT_GT(test, pos.nents, 0U);
+	pos.sg = ctx->sgl;
+	pos.offset = offset;
+	if (!rdma_rwx_sg_skip(&pos)) {
+		while (pos.nents && nr < max &&
+		       !rdma_rwx_next_mr_span(&caps, &pos, &span)) {
+			spans[nr].iova = sg_dma_address(span.start.sg) +
+					 span.start.offset;
+			spans[nr++].length = span.length;
+		}
+		KUNIT_EXPECT_EQ(test, pos.nents, 0U);
+	}
+	ib_dma_unmap_sg(ctx->conn.device, ctx->sgl, nents, dir);
+	return nr;
+}
+
+/*
+ * Deliberate: a list ib_core cannot register is split over more MRs.
+ * The chain registers each span and moves it to the next remote bytes.
+ */
+static void rwx_diff_check_split(struct kunit *test, u32 n, u32 nents,
+				 u32 offset, u64 raddr,
+				 enum dma_data_direction dir)
+{
+	struct rwx_diff_ctx *ctx = test->priv;
+	const struct rwx_chain *o = &ctx->ours;
+	struct rwx_span_rec *spans;
+	u32 nr, i = 0, s = 0, mr_length = 0;
+	u64 mr_iova = 0;
+
+	spans = kunit_kcalloc(test, RWX_DIFF_CHUNKS, sizeof(*spans), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spans);
+	nr = rwx_diff_spans(test, nents, offset, dir, spans, RWX_DIFF_CHUNKS);
+	KUNIT_ASSERT_GT_MSG(test, nr, 1U, "case %u: one span, yet split", n);
+	if (o->ret == -EAGAIN) {
+		KUNIT_EXPECT_GT_MSG(test, nr, RWX_DIFF_POOL,
+				    "case %u: -EAGAIN with enough MRs", n);
+		ctx->pool_short++;
+		return;
+	}
+	KUNIT_ASSERT_GE_MSG(test, o->ret, 0, "case %u: ib_core %d, ours %d",
+			    n, ctx->core.ret, o->ret);
+	for (i = rwx_diff_skip_inv(o, 0); i < o->nr_wrs;
+	     i = rwx_diff_skip_inv(o, i + 1)) {
+		const struct rwx_wr_rec *w = &o->wr[i];
+
+		if (w->opcode == IB_WR_REG_MR) {
+			KUNIT_ASSERT_LT_MSG(test, s, nr, "case %u: too many MRs", n);
+			mr_iova = w->mr_iova;
+			mr_length = w->mr_length;
+			KUNIT_EXPECT_EQ_MSG(test, mr_length, spans[s].length,
+					    "case %u span %u", n, s);
+			KUNIT_EXPECT_EQ_MSG(test, mr_iova, spans[s].iova,
+					    "case %u span %u", n, s);
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, w->num_sge, 1U, "case %u WR %u", n, i);
+		KUNIT_EXPECT_EQ_MSG(test, o->sge[w->first_sge].addr, mr_iova,
+				    "case %u WR %u", n, i);
+		KUNIT_EXPECT_EQ_MSG(test, o->sge[w->first_sge].length, mr_length,
+				    "case %u WR %u", n, i);
+		KUNIT_EXPECT_TRUE_MSG(test, o->sge[w->first_sge].mr_lkey,
+				      "case %u WR %u", n, i);
+		KUNIT_EXPECT_EQ_MSG(test, w->remote_addr, raddr, "case %u WR %u", n, i);
+		KUNIT_EXPECT_EQ_MSG(test, w->signaled, i + 1 == o->nr_wrs,
+				    "case %u WR %u", n, i);
+		raddr += mr_length;
+		s++;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, s, nr, "case %u: spans not all moved", n);
+	ctx->split++;
+}
+
+/* Whether ib_core registered an MR of more pages than the device lists. */
+static bool rwx_diff_over_budget(struct kunit *test, const struct rwx_chain *c)
+{
+	struct rwx_diff_ctx *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	u32 i, budget;
+
+	rdma_rwx_qp_caps(ctx->conn.qp[RWX_CLIENT],
+			 ctx->conn.id[RWX_CLIENT]->port_num, &caps);
+	budget = min_t(u32, caps.mr_pages, RDMA_RWX_MAX_MR_PAGES);
+	for (i = 0; i < c->nr_wrs; i++) {
+		const struct rwx_wr_rec *w = &c->wr[i];
+
+		if (w->opcode == IB_WR_REG_MR &&
+		    DIV_ROUND_UP(offset_in_page(w->mr_iova) + w->mr_length,
+				 PAGE_SIZE) > budget)
+			return true;
+	}
+	return false;
+}
+
+/* Returns whether two WR chains were compared WR by WR. */
+static bool rwx_diff_compare(struct kunit *test, u32 n, u32 nents, u32 offset,
+			     u64 raddr, enum dma_data_direction dir)
 {
 	struct rwx_diff_ctx *ctx = test->priv;
 	const struct rwx_chain *o = &ctx->ours, *c = &ctx->core;
 	u32 i = 0, j = 0, mr_key = 0;
 
+	if (c->ret >= 0 ? rwx_diff_over_budget(test, c) :
+			  c->ret == -EINVAL && o->ret != -EINVAL) {
+		ctx->over_budget += c->ret >= 0;
+		rwx_diff_check_split(test, n, nents, offset, raddr, dir);
+		return false;
+	}
 	KUNIT_ASSERT_EQ_MSG(test, o->ret < 0 ? o->ret : 0, c->ret < 0 ? c->ret : 0,
 			    "case %u: init result", n);
 	if (o->ret < 0)
-		return;
+		return false;
 	rwx_diff_check_inv(test, o, "rdma_rwx", n);
 	rwx_diff_check_inv(test, c, "ib_core", n);
 
@@ -320,6 +458,7 @@ static void rwx_diff_compare(struct kunit *test, u32 n)
 	}
 	KUNIT_EXPECT_EQ_MSG(test, i, o->nr_wrs, "case %u: rdma_rwx has more WRs", n);
 	KUNIT_EXPECT_EQ_MSG(test, j, c->nr_wrs, "case %u: ib_core has more WRs", n);
+	return true;
 }
 
 static void rwx_diff_random(struct kunit *test)
@@ -330,6 +469,7 @@ static void rwx_diff_random(struct kunit *test)
 	u32 n, nents, offset, rkey;
 	enum dma_data_direction dir;
 	u64 raddr;
+	struct rdma_rwx_caps caps;
 	int failures = 0;
 	u32 compared = 0;
 
@@ -343,16 +483,24 @@ static void rwx_diff_random(struct kunit *test)
 		rkey = prandom_u32_state(&rnd);
 		rwx_diff_run(test, &ctx->core, true, nents, offset, raddr, rkey, dir);
 		rwx_diff_run(test, &ctx->ours, false, nents, offset, raddr, rkey, dir);
-		rwx_diff_compare(test, n);
-		compared += ctx->ours.ret >= 0;
+		compared += rwx_diff_compare(test, n, nents, offset, raddr, dir);
+
 		/* Stop at the first differing case: one report, not a flood. */
 		failures = test->status == KUNIT_FAILURE;
 	}
 	KUNIT_EXPECT_EQ(test, n, RWX_DIFF_CASES);
-	kunit_info(test, "%s: %u cases, %u WR chains compared, %u refused alike",
-		   dev->name, n, compared, n - compared);
+	kunit_info(test, "%s: %u cases, %u WR chains compared, %u split by pages (%u of them over budget in ib_core), %u short of MRs",
+		   dev->name, n, compared, ctx->split, ctx->over_budget,
+		   ctx->pool_short);
 	/* Most shapes must be valid, or the comparison says little. */
 	KUNIT_EXPECT_GT(test, compared, RWX_DIFF_CASES / 2);
+	/* The split is exercised wherever MRs are used, and only there. */
+	rdma_rwx_qp_caps(ctx->conn.qp[RWX_CLIENT],
+			 ctx->conn.id[RWX_CLIENT]->port_num, &caps);
+	if (caps.iwarp || caps.force_mr)
+		KUNIT_EXPECT_GT(test, ctx->split, 0U);
+	else
+		KUNIT_EXPECT_EQ(test, ctx->split + ctx->pool_short, 0U);
 	KUNIT_EXPECT_EQ(test, ctx->conn.qp[RWX_CLIENT]->mrs_used, 0);
 }
 

@@ -2,10 +2,12 @@
 /*
  * KUnit: the engine moving real data between two connected QPs on rxe0
  * (RoCE: SGE path) and siw0 (iWARP: READs take the MR path), byte-exact,
- * over list shapes from 1 byte to 4 MiB with offsets; the NVMe-oF pattern
- * (WRITE chain + SEND through chain_wr, one post, one completion); and
- * bad input, which must fail with its documented error and leave no MR
- * taken from the pool.
+ * over list shapes from 1 byte to 4 MiB with offsets (on the MR path also
+ * entries larger than an MR, entries straddling MRs, gaps and shared
+ * pages); the NVMe-oF pattern (WRITE chain + SEND through chain_wr, one
+ * post, one completion); bad input, which must fail with its documented
+ * error and leave no MR taken from the pool; pool exhaustion; the
+ * max_sgl_rd decision with its SGE fallback; and the sizing helpers.
  */
 
 #include <kunit/test.h>
@@ -28,8 +30,10 @@ struct rwx_engine_ctx {
 	struct page *remote;
 	u64 remote_dma;
 	struct scatterlist *sgl;	/* RWX_MAX_ENTRIES entries */
-	struct page *pages[RWX_MAX_ENTRIES];
 	u32 nents;
+	struct page *allocs[RWX_MAX_ENTRIES];	/* behind the entries */
+	u8 orders[RWX_MAX_ENTRIES];
+	u32 nr_allocs;
 };
 
 static int rwx_engine_init(struct kunit *test)
@@ -59,8 +63,9 @@ static void rwx_engine_free_list(struct rwx_engine_ctx *ctx)
 {
 	u32 i;
 
-	for (i = 0; i < ctx->nents; i++)
-		__free_pages(ctx->pages[i], get_order(ctx->sgl[i].length));
+	for (i = 0; i < ctx->nr_allocs; i++)
+		__free_pages(ctx->allocs[i], ctx->orders[i]);
+	ctx->nr_allocs = 0;
 	ctx->nents = 0;
 }
 
@@ -112,21 +117,57 @@ static void rwx_engine_ready(struct kunit *test)
 	}
 }
 
-/* A local list: @n entries of @pages pages each. */
-static void rwx_engine_list(struct kunit *test, u32 n, u32 pages)
+/*
+ * A list shape: @entries entries of @len bytes, moved from @offset on.
+ * Each entry starts @lead bytes into pages of its own or, with @carve,
+ * the entries follow one another in one buffer from @lead on, so that
+ * neighbours share pages.
+ */
+struct rwx_shape {
+	u32 entries, len, lead, offset;
+	bool carve;
+};
+
+static void *rwx_engine_alloc(struct kunit *test, size_t size)
 {
 	struct rwx_engine_ctx *ctx = test->priv;
+	unsigned int order = get_order(size);
+	struct page *page;
+
+	KUNIT_ASSERT_LT(test, ctx->nr_allocs, RWX_MAX_ENTRIES);
+	page = alloc_pages(GFP_KERNEL, order);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	ctx->allocs[ctx->nr_allocs] = page;
+	ctx->orders[ctx->nr_allocs++] = order;
+	return page_address(page);
+}
+
+static void rwx_engine_list(struct kunit *test, const struct rwx_shape *s)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	u8 *buf = NULL;
 	u32 i;
 
-	KUNIT_ASSERT_LE(test, n, RWX_MAX_ENTRIES);
+	KUNIT_ASSERT_LE(test, s->entries, RWX_MAX_ENTRIES);
 	rwx_engine_free_list(ctx);
-	sg_init_table(ctx->sgl, n);
-	for (i = 0; i < n; i++) {
-		ctx->pages[i] = alloc_pages(GFP_KERNEL, get_order(pages * PAGE_SIZE));
-		KUNIT_ASSERT_NOT_NULL(test, ctx->pages[i]);
-		ctx->nents = i + 1;
-		sg_set_page(&ctx->sgl[i], ctx->pages[i], pages * PAGE_SIZE, 0);
+	sg_init_table(ctx->sgl, s->entries);
+	if (s->carve)
+		buf = rwx_engine_alloc(test, s->lead + (size_t)s->entries * s->len);
+	for (i = 0; i < s->entries; i++) {
+		u8 *p = s->carve ? buf + (size_t)i * s->len :
+				   rwx_engine_alloc(test, s->lead + s->len);
+
+		sg_set_buf(&ctx->sgl[i], p + s->lead, s->len);
 	}
+	ctx->nents = s->entries;
+}
+
+/* @n entries of one page each, on pages of their own. */
+static void rwx_engine_pages(struct kunit *test, u32 n)
+{
+	const struct rwx_shape s = { .entries = n, .len = PAGE_SIZE };
+
+	rwx_engine_list(test, &s);
 }
 
 /*
@@ -209,48 +250,15 @@ static int rwx_engine_move(struct kunit *test, u32 offset,
 	return ret ?: nr_wrs;
 }
 
-/* A list of @entries entries of @pages pages, moved from @offset on. */
-struct rwx_shape {
-	u32 entries, pages, offset;
-};
-
-/*
- * Whether the engine's documented MR split can register this shape: one MR
- * takes up to caps.mr_pages entries, and a device may refuse an MR whose
- * entries span more pages than that (ib_core has the same limit).  Such a
- * shape must then fail with -EINVAL and leave nothing behind.
- */
-static bool rwx_engine_mr_may_refuse(struct kunit *test,
-				     const struct rwx_shape *s,
-				     enum dma_data_direction dir)
-{
-	struct rdma_rwx_layout layout;
-	struct rdma_rwx_caps caps;
-	u32 skipped = s->offset / (s->pages * PAGE_SIZE);
-
-	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
-	if (rdma_rwx_layout(&caps, dir, s->entries - skipped, &layout) ||
-	    layout.path != RDMA_RWX_PATH_MR)
-		return false;
-	return min(layout.per_op, s->entries - skipped) * s->pages >
-	       caps.mr_pages;
-}
-
-/* One direction of one shape; false when the engine refused it. */
+/* One direction of one shape: every shape must be moved. */
 static bool rwx_engine_try(struct kunit *test, const struct rwx_shape *s,
 			   enum dma_data_direction dir)
 {
-	const char *op = dir == DMA_TO_DEVICE ? "WRITE" : "READ";
 	int ret = rwx_engine_move(test, s->offset, dir);
 
-	if (ret == -EINVAL && rwx_engine_mr_may_refuse(test, s, dir)) {
-		KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
-		kunit_info(test, "%s %u x %u pages: beyond one MR's pages, refused",
-			   op, s->entries, s->pages);
-		return false;
-	}
-	KUNIT_EXPECT_GT_MSG(test, ret, 0, "%s %u x %u pages, offset %u", op,
-			    s->entries, s->pages, s->offset);
+	KUNIT_EXPECT_GT_MSG(test, ret, 0, "%s %u x %u bytes (lead %u%s), offset %u",
+			    dir == DMA_TO_DEVICE ? "WRITE" : "READ", s->entries,
+			    s->len, s->lead, s->carve ? ", carved" : "", s->offset);
 	return ret > 0;
 }
 
@@ -258,10 +266,10 @@ static bool rwx_engine_try(struct kunit *test, const struct rwx_shape *s,
 static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 {
 	struct rwx_engine_ctx *ctx = test->priv;
-	size_t total = (size_t)s->entries * s->pages * PAGE_SIZE - s->offset;
+	size_t total = (size_t)s->entries * s->len - s->offset;
 	u8 *remote = page_address(ctx->remote);
 
-	rwx_engine_list(test, s->entries, s->pages);
+	rwx_engine_list(test, s);
 	KUNIT_ASSERT_LE(test, total, RWX_REMOTE_LEN);
 
 	/* WRITE: random local data to zeroed remote memory. */
@@ -269,8 +277,8 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 	memset(remote, 0, RWX_REMOTE_LEN);
 	if (rwx_engine_try(test, s, DMA_TO_DEVICE)) {
 		KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
-				    total, "WRITE %u x %u pages, offset %u: bytes right",
-				    s->entries, s->pages, s->offset);
+				    total, "WRITE %u x %u bytes, offset %u: bytes right",
+				    s->entries, s->len, s->offset);
 		/* Nothing past the transfer was touched. */
 		if (total < RWX_REMOTE_LEN)
 			KUNIT_EXPECT_NULL(test, memchr_inv(remote + total, 0,
@@ -282,8 +290,8 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 	rwx_engine_fill_local(ctx, false);
 	if (rwx_engine_try(test, s, DMA_FROM_DEVICE)) {
 		KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
-				    total, "READ %u x %u pages, offset %u: bytes right",
-				    s->entries, s->pages, s->offset);
+				    total, "READ %u x %u bytes, offset %u: bytes right",
+				    s->entries, s->len, s->offset);
 		/* The bytes before the offset were not written. */
 		KUNIT_EXPECT_NULL(test, memchr_inv(sg_virt(ctx->sgl), 0,
 						   min_t(u32, s->offset,
@@ -291,20 +299,33 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 	}
 }
 
+#define P	((u32)PAGE_SIZE)
+
+/*
+ * On the MR path (siw READs; everything with force_mr) the shapes beyond
+ * whole pages need the page-aware split: entries larger than an MR,
+ * entries that straddle MRs, gaps between entries, and entries sharing
+ * pages; ib_core refuses all of those.
+ */
 static void rwx_engine_data(struct kunit *test)
 {
 	static const struct rwx_shape shapes[] = {
-		{ 1, 1, PAGE_SIZE - 1 },	/* 1 byte */
-		{ 1, 1, 0 },			/* one page */
-		{ 2, 1, 100 },			/* offset inside the first */
-		{ 16, 1, 0 },			/* the QP's SGE limit */
-		{ 17, 1, PAGE_SIZE },		/* limit + 1, offset on a boundary */
-		{ 3, 4, 5 * PAGE_SIZE + 7 },	/* offset inside a middle entry */
-		{ 64, 2, 3000 },
-		{ 256, 1, 0 },			/* one full MR on siw */
-		{ 300, 1, 1 },			/* two MRs */
-		{ 1024, 1, 0 },			/* 4 MiB in pages */
-		{ 64, 16, 0 },			/* 4 MiB in 64 KiB entries */
+		{ 1, P, 0, P - 1 },		/* 1 byte */
+		{ 1, P, 0, 0 },			/* one page */
+		{ 2, P, 0, 100 },		/* offset inside the first */
+		{ 16, P, 0, 0 },		/* the QP's SGE limit */
+		{ 17, P, 0, P },		/* limit + 1, offset on a boundary */
+		{ 3, 4 * P, 0, 5 * P + 7 },	/* offset inside a middle entry */
+		{ 64, 2 * P, 0, 3000 },
+		{ 256, P, 0, 0 },		/* one full MR */
+		{ 300, P, 0, 1 },		/* two MRs */
+		{ 1024, P, 0, 0 },		/* 4 MiB in pages */
+		{ 64, 16 * P, 0, 0 },		/* 4 MiB in 64 KiB entries */
+		{ 1, 512 * P, 0, 512 },		/* 2 MiB in one entry */
+		{ 100, 3 * P, 0, 3 * P + 100 },	/* entries straddle MRs */
+		{ 6, 3000, 100, 10 },		/* gaps between all entries */
+		{ 200, 1000, 0, 0, true },	/* sharing pages */
+		{ 300, 700, 24, 50, true },	/* ... more than 256 entries */
 	};
 	int i;
 
@@ -312,6 +333,8 @@ static void rwx_engine_data(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(shapes); i++)
 		rwx_engine_shape(test, &shapes[i]);
 }
+
+#undef P
 
 /*
  * NVMe-oF: the data goes out as a WRITE chain with the response SEND
@@ -352,7 +375,7 @@ static void rwx_engine_chain_send(struct kunit *test)
 	recv.num_sge = 1;
 	KUNIT_ASSERT_EQ(test, ib_post_recv(server_qp, &recv, NULL), 0);
 
-	rwx_engine_list(test, 40, 1);	/* several WRITE WRs */
+	rwx_engine_pages(test, 40);	/* several WRITE WRs */
 	rwx_engine_fill_local(ctx, true);
 	memset(page_address(ctx->remote), 0, 40 * PAGE_SIZE);
 	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
@@ -409,7 +432,7 @@ static void rwx_engine_bad_input(struct kunit *test)
 	port = rwx_port(test);
 	rkey = ctx->conn.pd->unsafe_global_rkey;
 	raddr = ctx->remote_dma;
-	rwx_engine_list(test, 4, 1);
+	rwx_engine_pages(test, 4);
 	len = 4 * PAGE_SIZE;
 
 #define RWX_EXPECT_INIT(want, c, q, p, sg, n, off, dir)			\
@@ -466,7 +489,7 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	rdma_rwx_qp_caps(qp, rwx_port(test), &caps);
 	needs_mr = caps.iwarp || caps.force_mr;
 	port = rwx_port(test);
-	rwx_engine_list(test, 2, 1);
+	rwx_engine_pages(test, 2);
 	/* Eight contexts in the pool: the ninth READ finds it empty. */
 	for (i = 0; i < ARRAY_SIZE(rw); i++) {
 		ret = rdma_rwx_ctx_init(&rw[i], qp, port, ctx->sgl, 2, 0,
@@ -483,6 +506,54 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	while (i--)
 		rdma_rwx_ctx_destroy(&rw[i], qp, port, ctx->sgl, 2, DMA_FROM_DEVICE);
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+}
+
+static void rwx_engine_restore_sgl_rd(void *data)
+{
+	struct ib_device *dev = data;
+
+	dev->attrs.max_sgl_rd = 0;
+}
+
+/*
+ * A device that prefers MRs for READs of more than max_sgl_rd entries (no
+ * soft device does: the test sets it on the device for a while).  Without
+ * an MR pool (RoCE unless ib_core.force_mr) the engine must fall back to
+ * the SGE path and still move the data; iWARP and force_mr take the MR
+ * path as ever.
+ */
+static void rwx_engine_sgl_rd(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	const struct rwx_shape s = { .entries = 8, .len = PAGE_SIZE, .offset = 10 };
+	struct ib_device *dev;
+	struct rdma_rwx_caps caps;
+	size_t total = 8 * PAGE_SIZE - 10;
+	int ret;
+
+	rwx_engine_ready(test);
+	dev = ctx->conn.device;
+	KUNIT_ASSERT_EQ(test, dev->attrs.max_sgl_rd, 0U);
+	dev->attrs.max_sgl_rd = 4;
+	ret = kunit_add_action_or_reset(test, rwx_engine_restore_sgl_rd, dev);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	KUNIT_ASSERT_EQ(test, caps.max_sgl_rd, 4U);
+
+	rwx_engine_list(test, &s);
+	get_random_bytes(page_address(ctx->remote), total);
+	rwx_engine_fill_local(ctx, false);
+	ret = rwx_engine_move(test, s.offset, DMA_FROM_DEVICE);
+	if (list_empty(&rwx_qp(test)->rdma_mrs)) {
+		/* No pool: one READ of 8 SGEs (the QP allows 16). */
+		KUNIT_EXPECT_FALSE(test, caps.iwarp || caps.force_mr);
+		KUNIT_EXPECT_EQ(test, ret, 1);
+	} else {
+		/* One MR: REG_MR + READ, maybe LOCAL_INV first. */
+		KUNIT_EXPECT_GE(test, ret, 2);
+		KUNIT_EXPECT_LE(test, ret, 3);
+	}
+	KUNIT_EXPECT_EQ(test, rwx_engine_compare(ctx, s.offset, total), total);
 }
 
 /*
@@ -558,6 +629,7 @@ static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_chain_send, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_sgl_rd, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sizing, rwx_test_dev_gen_params),
 	{}
 };

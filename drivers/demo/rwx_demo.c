@@ -160,20 +160,40 @@ static const char *rwx_demo_path_name(enum rdma_rwx_path path)
 					  "SGE (plain RDMA ops)";
 }
 
+/* The layout the engine will choose: it depends on the DMA mapping. */
+static int rwx_demo_layout(struct rwx_demo *demo, enum dma_data_direction dir,
+			   struct rdma_rwx_layout *layout)
+{
+	struct ib_device *dev = demo->conn.device;
+	struct rdma_rwx_caps caps;
+	struct rdma_rwx_pos pos;
+	int ret;
+
+	rdma_rwx_qp_caps(demo->conn.qp[RWX_CLIENT],
+			 demo->conn.id[RWX_CLIENT]->port_num, &caps);
+	pos.nents = ib_dma_map_sg(dev, demo->sgl, RWX_DEMO_SEGS, dir);
+	if (!pos.nents)
+		return -ENOMEM;
+	pos.sg = demo->sgl;
+	pos.offset = RWX_DEMO_OFFSET;
+	ret = rdma_rwx_sg_skip(&pos);
+	if (!ret)
+		ret = rdma_rwx_layout(&caps, dir, &pos, layout);
+	ib_dma_unmap_sg(dev, demo->sgl, RWX_DEMO_SEGS, dir);
+	return ret;
+}
+
 static int rwx_demo_run(struct rwx_demo *demo, enum dma_data_direction dir)
 {
 	bool write = dir == DMA_TO_DEVICE;
 	const char *op = write ? "WRITE" : "READ";
 	struct rdma_rwx_layout layout;
-	struct rdma_rwx_caps caps;
 	u64 ns, mbps;
 	unsigned int i;
 	bool ok;
 	int ret;
 
-	rdma_rwx_qp_caps(demo->conn.qp[RWX_CLIENT],
-			 demo->conn.id[RWX_CLIENT]->port_num, &caps);
-	ret = rdma_rwx_layout(&caps, dir, RWX_DEMO_SEGS, &layout);
+	ret = rwx_demo_layout(demo, dir, &layout);
 	if (ret)
 		return ret;
 

@@ -125,36 +125,59 @@ static void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 
 /*
- * Map @nents entries into @mr, starting @offset bytes into the first.
- * The offset is folded into a private copy of the first entry instead of
- * being passed as ib_map_mr_sg()'s sg_offset: some drivers (siw) build
- * their page lists from the entries alone and then place the data at the
- * start of the first entry, @offset bytes early.
+ * Give @mr exactly the bytes of @span.  Where the span starts inside its
+ * first entry or ends inside its last, ib_map_mr_sg() is handed private
+ * copies of those entries rather than its sg_offset: some drivers (siw)
+ * build their page lists from the entries alone and would place the data
+ * at the start of the first entry, sg_offset bytes early.
  */
-static int rdma_rwx_map_mr(struct ib_mr *mr, struct scatterlist *sg,
-			   u32 nents, u32 offset)
+static int rdma_rwx_map_span(struct ib_mr *mr,
+			     const struct rdma_rwx_mr_span *span)
 {
-	struct scatterlist head[2];
+	struct scatterlist *sg = span->start.sg, head[2], *copy;
+	u32 offset = span->start.offset, i;
+	int ret;
 
-	if (!offset)
-		return ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
-	sg_init_table(head, 2);
-	sg_dma_address(&head[0]) = sg_dma_address(sg) + offset;
-	sg_dma_len(&head[0]) = sg_dma_len(sg) - offset;
-	if (nents > 1)
+	if (span->nents == 1) {
+		sg_init_table(head, 1);
+		sg_dma_address(head) = sg_dma_address(sg) + offset;
+		sg_dma_len(head) = span->length;
+		return ib_map_mr_sg(mr, head, 1, NULL, PAGE_SIZE);
+	}
+	if (!span->split_last && !offset)
+		return ib_map_mr_sg(mr, sg, span->nents, NULL, PAGE_SIZE);
+	if (!span->split_last) {
+		sg_init_table(head, 2);
+		sg_dma_address(head) = sg_dma_address(sg) + offset;
+		sg_dma_len(head) = sg_dma_len(sg) - offset;
 		sg_chain(head, 2, sg_next(sg));
-	else
-		sg_mark_end(&head[0]);
-	return ib_map_mr_sg(mr, head, nents, NULL, PAGE_SIZE);
+		return ib_map_mr_sg(mr, head, span->nents, NULL, PAGE_SIZE);
+	}
+
+	/* Ends inside its last entry: a private copy of the whole span. */
+	copy = kmalloc_array(span->nents, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	sg_init_table(copy, span->nents);
+	for (i = 0; i < span->nents; i++, sg = sg_next(sg)) {
+		sg_dma_address(&copy[i]) = sg_dma_address(sg);
+		sg_dma_len(&copy[i]) = sg_dma_len(sg);
+	}
+	sg_dma_address(copy) += offset;
+	sg_dma_len(copy) -= offset;
+	sg_dma_len(&copy[span->nents - 1]) = span->last_len;
+	ret = ib_map_mr_sg(mr, copy, span->nents, NULL, PAGE_SIZE);
+	kfree(copy);
+	return ret;
 }
 
 /*
- * Register @nents entries into one pool MR and build its WRs:
+ * Register @span into one pool MR and build its WRs:
  * [LOCAL_INV ->] REG_MR -> READ/WRITE.  Returns the number of WRs.
  */
 static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
-				struct scatterlist *sg, u32 nents, u32 offset,
+				const struct rdma_rwx_mr_span *span,
 				u64 remote_addr, u32 rkey,
 				enum dma_data_direction dir)
 {
@@ -164,10 +187,11 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
 	if (!mr)
 		return -EAGAIN;
-	mapped = rdma_rwx_map_mr(mr, sg, nents, offset);
-	if (mapped < 0 || (u32)mapped < nents) {
+	mapped = rdma_rwx_map_span(mr, span);
+	if (mapped < 0 || (u32)mapped < span->nents ||
+	    mr->length != span->length) {
 		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
-		return -EINVAL;
+		return mapped == -ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	reg->mr = mr;
 
@@ -203,12 +227,12 @@ static struct ib_send_wr *rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
 static int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
 				const struct rdma_rwx_layout *layout,
-				struct scatterlist *sg, u32 offset,
-				u64 remote_addr, u32 rkey,
-				enum dma_data_direction dir)
+				struct rdma_rwx_pos pos, u64 remote_addr,
+				u32 rkey, enum dma_data_direction dir)
 {
-	u32 op, i;
+	struct rdma_rwx_mr_span span;
 	int ret, count = 0;
+	u32 op;
 
 	ctx->reg = kcalloc(layout->nr_ops, sizeof(*ctx->reg), GFP_KERNEL);
 	if (!ctx->reg)
@@ -216,11 +240,11 @@ static int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 
 	for (op = 0; op < layout->nr_ops; op++) {
 		struct rdma_rw_reg_ctx *reg = &ctx->reg[op];
-		u32 nents = op + 1 < layout->nr_ops ? layout->per_op :
-						      layout->last_op;
 
-		ret = rdma_rwx_init_one_mr(reg, qp, caps, sg, nents, offset,
-					   remote_addr, rkey, dir);
+		ret = rdma_rwx_next_mr_span(caps, &pos, &span);
+		if (!ret)
+			ret = rdma_rwx_init_one_mr(reg, qp, caps, &span,
+						   remote_addr, rkey, dir);
 		if (ret < 0) {
 			rdma_rwx_put_mrs(ctx, qp, op);
 			kfree(ctx->reg);
@@ -229,10 +253,7 @@ static int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		count += ret;
 		if (op)
 			ctx->reg[op - 1].wr.wr.next = rdma_rwx_reg_first_wr(reg);
-		remote_addr += reg->sge.length;
-		for (i = 0; i < nents; i++)
-			sg = sg_next(sg);
-		offset = 0;
+		remote_addr += span.length;
 	}
 	ctx->nr_ops = layout->nr_ops;
 	ctx->type = RDMA_RWX_CTX_MR;
@@ -259,15 +280,20 @@ static bool rdma_rwx_dir_valid(enum dma_data_direction dir)
  * Maps @sg for DMA and builds the WR chain: plain RDMA READ/WRITE WRs
  * (the SGE path) or, for READs on iWARP, READs the device prefers to
  * register, or with the force_mr parameter, fast-registered MRs from the
- * QP's pool (the MR path).  When the pool is empty and MRs are only an
- * optimisation, it falls back to the SGE path.
+ * QP's pool (the MR path).  On the MR path each MR is filled up to its
+ * page budget, splitting an entry on a page boundary where needed, and a
+ * gap between entries (a boundary not page-aligned on both sides and not
+ * contiguous) starts a new MR; see rdma_rwx_next_mr_span().  When the
+ * pool runs out and MRs are only an optimisation, it falls back to the
+ * SGE path.
  *
  * Context: process context; may sleep.
  * Return: the number of WRs the context will post, or
  * -EINVAL for a NULL @ctx, @qp or @sg, an @sg_cnt of 0, an invalid @dir
- * or @port_num, an @sg_offset at or past the end of @sg, or memory that
- * cannot be registered; -ENOMEM when the DMA mapping or an allocation
- * fails; -EAGAIN when MRs are required and the QP's pool is empty.
+ * or @port_num, an @sg_offset at or past the end of @sg, or memory the
+ * device refuses to register; -ENOMEM when the DMA mapping or an
+ * allocation fails; -EAGAIN when MRs are required and the QP's pool has
+ * fewer free MRs than the context needs.
  * On error nothing stays mapped or taken from the pool.
  */
 int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
@@ -277,9 +303,8 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 {
 	struct rdma_rwx_layout layout;
 	struct rdma_rwx_caps caps;
-	struct scatterlist *first = sg;
+	struct rdma_rwx_pos pos;
 	struct ib_device *dev;
-	u32 nents;
 	int ret;
 
 	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir))
@@ -289,29 +314,30 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (!rdma_is_port_valid(dev, port_num))
 		return -EINVAL;
 
-	nents = ib_dma_map_sg(dev, sg, sg_cnt, dir);
-	if (!nents)
+	pos.nents = ib_dma_map_sg(dev, sg, sg_cnt, dir);
+	if (!pos.nents)
 		return -ENOMEM;
-
-	ret = rdma_rwx_sg_skip(&first, &nents, &sg_offset);
+	pos.sg = sg;
+	pos.offset = sg_offset;
+	ret = rdma_rwx_sg_skip(&pos);
 	if (ret)
 		goto out_unmap;
 
 	rdma_rwx_qp_caps(qp, port_num, &caps);
-	ret = rdma_rwx_layout(&caps, dir, nents, &layout);
+	ret = rdma_rwx_layout(&caps, dir, &pos, &layout);
 	if (ret)
 		goto out_unmap;
 
 	if (layout.path == RDMA_RWX_PATH_MR) {
-		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, &layout, first,
-					   sg_offset, remote_addr, rkey, dir);
+		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, &layout, pos,
+					   remote_addr, rkey, dir);
 		if (ret != -EAGAIN || !layout.sge_fallback)
 			goto out;
-		ret = rdma_rwx_layout_sge(&caps, dir, nents, &layout);
+		ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
 		if (ret)
 			goto out_unmap;
 	}
-	ret = rdma_rwx_init_sge_wrs(ctx, qp, &layout, first, sg_offset,
+	ret = rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
 				    remote_addr, rkey, dir);
 out:
 	if (ret >= 0)

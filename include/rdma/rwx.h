@@ -65,9 +65,11 @@ enum rdma_rwx_path {
 /**
  * struct rdma_rwx_layout - the WR layout of one context
  * @path: SGE or MR path
- * @nr_ops: RDMA READ/WRITE WRs (not counting REG_MR / LOCAL_INV)
- * @per_op: DMA entries each READ/WRITE WR covers (SGEs on the SGE path,
- *	MR entries on the MR path); the last one covers @last_op
+ * @nr_ops: RDMA READ/WRITE WRs (not counting REG_MR / LOCAL_INV); on the
+ *	MR path also the MRs
+ * @per_op: the most DMA entries one READ/WRITE WR covers (SGEs on the SGE
+ *	path, where every WR but the last covers exactly this many; entries
+ *	an MR touches on the MR path)
  * @last_op: DMA entries the last READ/WRITE WR covers
  * @sge_fallback: on the MR path, an empty MR pool may fall back to the
  *	SGE path (false for iWARP READs and with force_mr)
@@ -80,10 +82,45 @@ struct rdma_rwx_layout {
 	bool sge_fallback;
 };
 
+/**
+ * struct rdma_rwx_pos - a position in a DMA-mapped scatterlist
+ * @sg: the entry
+ * @nents: mapped entries left, counting @sg
+ * @offset: byte offset into @sg
+ */
+struct rdma_rwx_pos {
+	struct scatterlist *sg;
+	u32 nents;
+	u32 offset;
+};
+
+/**
+ * struct rdma_rwx_mr_span - the part of a DMA list one MR registers
+ * @start: where it starts
+ * @nents: DMA entries it touches, the first from @start.offset; only the
+ *	last may be covered in part
+ * @length: bytes it covers
+ * @last_len: bytes it covers of its last entry (from @start.offset when
+ *	@nents is 1)
+ * @pages: pages it maps
+ * @split_last: it ends inside its last entry, where the next span starts
+ */
+struct rdma_rwx_mr_span {
+	struct rdma_rwx_pos start;
+	u32 nents;
+	u32 length;
+	u32 last_len;
+	u32 pages;
+	bool split_last;
+};
+
 int rdma_rwx_layout(const struct rdma_rwx_caps *caps,
-		    enum dma_data_direction dir, u32 nents,
+		    enum dma_data_direction dir, const struct rdma_rwx_pos *pos,
 		    struct rdma_rwx_layout *layout);
-int rdma_rwx_sg_skip(struct scatterlist **sgp, u32 *nents, u32 *offset);
+int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
+			  struct rdma_rwx_pos *pos,
+			  struct rdma_rwx_mr_span *span);
+int rdma_rwx_sg_skip(struct rdma_rwx_pos *pos);
 void rdma_rwx_qp_caps(struct ib_qp *qp, u32 port_num,
 		      struct rdma_rwx_caps *caps);
 
