@@ -8,106 +8,70 @@
 
 #include "rwx_internal.h"
 
-/* Build a one-SGE send WR from a single buffer; -errno on bad input. */
-static int build(struct ibv_send_wr *wr, struct ibv_sge *sge, void *context,
-		 void *addr, size_t length, const struct ibv_mr *mr,
-		 int flags, enum ibv_wr_opcode op, int inline_ok)
-{
-	int n = rwxi_fill_sge(sge, addr, length, mr, flags, inline_ok);
-
-	if (n < 0)
-		return n;
-	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = (uintptr_t)context;
-	wr->sg_list = n ? sge : NULL;
-	wr->num_sge = n;
-	wr->opcode = op;
-	wr->send_flags = (unsigned int)flags;
-	return 0;
-}
-
 int rwx_post_send_imm(struct rdma_cm_id *id, void *context, void *addr,
 		      size_t length, struct ibv_mr *mr, int flags,
 		      __be32 imm_data)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	int ret = build(&wr, &sge, context, addr, length, mr, flags,
-			IBV_WR_SEND_WITH_IMM, 1);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.imm_data = imm_data,
+	};
 
-	if (ret)
-		return rdma_seterrno(-ret);
-	wr.imm_data = imm_data;
-	return rwxi_post_send_wr(id, &wr);
+	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rwx_post_write_imm(struct rdma_cm_id *id, void *context, void *addr,
 		       size_t length, struct ibv_mr *mr, int flags,
 		       uint64_t remote_addr, uint32_t rkey, __be32 imm_data)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	int ret = build(&wr, &sge, context, addr, length, mr, flags,
-			IBV_WR_RDMA_WRITE_WITH_IMM, 1);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.imm_data = imm_data,
+		.wr.rdma = { .remote_addr = remote_addr, .rkey = rkey },
+	};
 
-	if (ret)
-		return rdma_seterrno(-ret);
-	wr.imm_data = imm_data;
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
-	return rwxi_post_send_wr(id, &wr);
+	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rwx_post_send_inv(struct rdma_cm_id *id, void *context, void *addr,
 		      size_t length, struct ibv_mr *mr, int flags,
 		      uint32_t invalidate_rkey)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	int ret = build(&wr, &sge, context, addr, length, mr, flags,
-			IBV_WR_SEND_WITH_INV, 1);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_SEND_WITH_INV,
+		.invalidate_rkey = invalidate_rkey,
+	};
 
-	if (ret)
-		return rdma_seterrno(-ret);
-	wr.invalidate_rkey = invalidate_rkey;
-	return rwxi_post_send_wr(id, &wr);
+	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
 }
 
 /* Atomics: an MR is mandatory (the old remote value is written back). */
-static int build_atomic(struct ibv_send_wr *wr, struct ibv_sge *sge,
-			void *context, void *addr, size_t length,
-			const struct ibv_mr *mr, int flags,
-			enum ibv_wr_opcode op, uint64_t remote_addr,
-			uint32_t rkey)
+static int post_atomic(struct rdma_cm_id *id, struct ibv_send_wr *wr,
+		       void *context, void *addr, size_t length,
+		       const struct ibv_mr *mr, int flags)
 {
 	int ret;
 
 	if (!mr || (flags & IBV_SEND_INLINE))
-		return -EINVAL;
-	ret = rwxi_check_atomic((uintptr_t)addr, length, remote_addr);
+		return rdma_seterrno(EINVAL);
+	ret = rwxi_check_atomic((uintptr_t)addr, length,
+				wr->wr.atomic.remote_addr);
 	if (ret)
-		return -ret;
-	ret = build(wr, sge, context, addr, length, mr, flags, op, 0);
-	if (ret)
-		return ret;
-	wr->wr.atomic.remote_addr = remote_addr;
-	wr->wr.atomic.rkey = rkey;
-	return 0;
+		return rdma_seterrno(ret);
+	return rwxi_post_single(id, wr, context, addr, length, mr, flags, 0);
 }
 
 int rwx_post_atomic_fadd(struct rdma_cm_id *id, void *context, void *addr,
 			 size_t length, struct ibv_mr *mr, int flags,
 			 uint64_t remote_addr, uint32_t rkey, uint64_t add)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	int ret = build_atomic(&wr, &sge, context, addr, length, mr, flags,
-			       IBV_WR_ATOMIC_FETCH_AND_ADD, remote_addr, rkey);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.wr.atomic = { .remote_addr = remote_addr, .rkey = rkey,
+			       .compare_add = add },
+	};
 
-	if (ret)
-		return rdma_seterrno(-ret);
-	wr.wr.atomic.compare_add = add;
-	return rwxi_post_send_wr(id, &wr);
+	return post_atomic(id, &wr, context, addr, length, mr, flags);
 }
 
 int rwx_post_atomic_cswap(struct rdma_cm_id *id, void *context, void *addr,
@@ -115,16 +79,13 @@ int rwx_post_atomic_cswap(struct rdma_cm_id *id, void *context, void *addr,
 			  uint64_t remote_addr, uint32_t rkey,
 			  uint64_t compare, uint64_t swap)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	int ret = build_atomic(&wr, &sge, context, addr, length, mr, flags,
-			       IBV_WR_ATOMIC_CMP_AND_SWP, remote_addr, rkey);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		.wr.atomic = { .remote_addr = remote_addr, .rkey = rkey,
+			       .compare_add = compare, .swap = swap },
+	};
 
-	if (ret)
-		return rdma_seterrno(-ret);
-	wr.wr.atomic.compare_add = compare;
-	wr.wr.atomic.swap = swap;
-	return rwxi_post_send_wr(id, &wr);
+	return post_atomic(id, &wr, context, addr, length, mr, flags);
 }
 
 /*

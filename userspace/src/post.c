@@ -56,16 +56,40 @@ int rwxi_post_send_wr(struct rdma_cm_id *id, struct ibv_send_wr *wr)
 	return rdma_seterrno(ret);
 }
 
+/* The fields every send WR has; the opcode's own are the caller's. */
+static void set_send_wr(struct ibv_send_wr *wr, void *context,
+			struct ibv_sge *sgl, int nsge, int flags)
+{
+	wr->wr_id = (uintptr_t)context;
+	wr->sg_list = nsge ? sgl : NULL;
+	wr->num_sge = nsge;
+	wr->send_flags = (unsigned int)flags;
+}
+
 static void init_send_wr(struct ibv_send_wr *wr, void *context,
 			 struct ibv_sge *sgl, int nsge, enum ibv_wr_opcode op,
 			 int flags)
 {
 	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = (uintptr_t)context;
-	wr->sg_list = nsge ? sgl : NULL;
-	wr->num_sge = nsge;
 	wr->opcode = op;
-	wr->send_flags = (unsigned int)flags;
+	set_send_wr(wr, context, sgl, nsge, flags);
+}
+
+/*
+ * Post @wr, whose opcode and opcode fields the caller set (the rest
+ * zero), with one SGE from a single buffer.
+ */
+int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
+		     void *context, void *addr, size_t length,
+		     const struct ibv_mr *mr, int flags, int inline_ok)
+{
+	struct ibv_sge sge;
+	int n = rwxi_fill_sge(&sge, addr, length, mr, flags, inline_ok);
+
+	if (n < 0)
+		return rdma_seterrno(-n);
+	set_send_wr(wr, context, &sge, n, flags);
+	return rwxi_post_send_wr(id, wr);
 }
 
 /* Receive limit of where this id's receives go: its SRQ, else its QP. */
@@ -202,18 +226,13 @@ int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr,
 		      size_t length, struct ibv_mr *mr, int flags,
 		      struct ibv_ah *ah, uint32_t remote_qpn)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	int n;
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_SEND,
+		.wr.ud = { .ah = ah, .remote_qpn = remote_qpn,
+			   .remote_qkey = RDMA_UDP_QKEY },
+	};
 
 	if (!ah)
 		return rdma_seterrno(EINVAL);
-	n = rwxi_fill_sge(&sge, addr, length, mr, flags, 1);
-	if (n < 0)
-		return rdma_seterrno(-n);
-	init_send_wr(&wr, context, &sge, n, IBV_WR_SEND, flags);
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = remote_qpn;
-	wr.wr.ud.remote_qkey = RDMA_UDP_QKEY;
-	return rwxi_post_send_wr(id, &wr);
+	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
 }

@@ -43,6 +43,9 @@ void rwxi_caps_seed_srq(struct ibv_srq *srq, uint32_t max_sge);
 /* --- posting plumbing (post.c) --- */
 int rwxi_id_ok(const struct rdma_cm_id *id);
 int rwxi_post_send_wr(struct rdma_cm_id *id, struct ibv_send_wr *wr);
+int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
+		     void *context, void *addr, size_t length,
+		     const struct ibv_mr *mr, int flags, int inline_ok);
 int rwxi_fill_sge(struct ibv_sge *sge, void *addr, size_t length,
 		  const struct ibv_mr *mr, int flags, int inline_ok);
 
