@@ -20,12 +20,12 @@ all_installed() {
 BASE_PKGS="qemu-system-x86 busybox-static rdma-core ibverbs-providers
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
-xz-utils zstd rsync gcc make util-linux"
+xz-utils zstd rsync gcc make util-linux groff-base pkgconf"
 
 # A warm run must not touch apt: done when everything installed last time
 # is still there.  RWX_DEPS_REFRESH=1 looks for newer kernel packages.
 if [ -z "${RWX_DEPS_REFRESH:-}" ] && [ -f "$STAMP_DIR/deps.list" ] &&
-   all_installed $(cat "$STAMP_DIR/deps.list"); then
+   all_installed $BASE_PKGS $(cat "$STAMP_DIR/deps.list"); then
 	exit 0
 fi
 

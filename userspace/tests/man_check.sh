@@ -1,12 +1,14 @@
 #!/bin/sh
 # Man pages: every public function (RWX_API in the header, plus the inline
-# rdma_seterrno) has a page, and every page renders without groff warnings
+# rdma_seterrno) and every tool has a page, and every page renders
+# without groff warnings
 # (.so links resolved the way man(1) does, relative to the man root).
 # Output: one "ok"/"FAIL" line per check.  Run from userspace/.
 hdr=include/rdma/rwx_verbs.h
 root=$(mktemp -d) || exit 2
 trap 'rm -rf "$root"' EXIT
 ln -s "$(pwd)/man" "$root/man3"
+ln -s "$(pwd)/man" "$root/man1"
 
 names=$( (grep 'RWX_API' "$hdr" | grep -oE '\b(rdma|rwx)_[a-z0-9_]+\(' |
 	  tr -d '('; echo rdma_seterrno) | sort -u)
@@ -17,9 +19,17 @@ for n in $names; do
 		echo "FAIL man page for $n: man/$n.3 missing"
 	fi
 done
-for f in man/*.3; do
+# The tools have section 1 pages.
+for n in rwx_perf; do
+	if [ -f "man/$n.1" ]; then
+		echo "ok man page for $n(1)"
+	else
+		echo "FAIL man page for $n(1): man/$n.1 missing"
+	fi
+done
+for f in man/*.3 man/*.1; do
 	p=$(basename "$f")
-	out=$(cd "$root" && groff -s -man -Tutf8 -ww -z "man3/$p" 2>&1)
+	out=$(cd "$root" && groff -s -man -Tutf8 -ww -z "man${p##*.}/$p" 2>&1)
 	if [ -z "$out" ]; then
 		echo "ok man renders $p"
 	else

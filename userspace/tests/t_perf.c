@@ -24,6 +24,8 @@ static void perf_defaults_server(void)
 	CHECK_EQ(o.op, PERF_WRITE);
 	CHECK_EQ(o.size, 65536);
 	CHECK_EQ(o.all, 0);
+	CHECK_EQ(o.tx_depth, 128);
+	CHECK_EQ(o.rx_depth, 512);
 }
 
 static void perf_client_flags(void)
@@ -41,10 +43,13 @@ static void perf_client_flags(void)
 	CHECK_EQ(o.op, PERF_READ);
 	/* long forms, options after the address (GNU permutation) */
 	CHECK_EQ(PARSE(&o, "host", "--size=8", "--iters=3", "--op=send",
-		       "--tx-depth=4", "-a"), 0);
+		       "--tx-depth=4", "-a", "--rx-depth=64"), 0);
 	CHECK_EQ(o.op, PERF_SEND);
+	CHECK_EQ(o.rx_depth, 64);
 	CHECK_EQ(o.size, 8);
 	CHECK_EQ(o.all, 1);
+	CHECK_EQ(PARSE(&o, "-r", "8192"), 0);
+	CHECK_EQ(o.rx_depth, 8192);
 	CHECK_EQ(PARSE(&o, "--help"), 1);
 }
 
@@ -59,6 +64,8 @@ static void perf_bad_flags(void)
 	CHECK_EQ(PARSE(&o, "-p", "70000"), -1);
 	CHECK_EQ(PARSE(&o, "-n", "12x"), -1);
 	CHECK_EQ(PARSE(&o, "-t", "0"), -1);
+	CHECK_EQ(PARSE(&o, "-r", "0"), -1);
+	CHECK_EQ(PARSE(&o, "-r", "8193"), -1);
 	CHECK_EQ(PARSE(&o, "--bogus"), -1);
 	CHECK_EQ(PARSE(&o, "-s"), -1);
 	CHECK_EQ(PARSE(&o, "a", "b"), -1);

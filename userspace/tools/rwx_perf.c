@@ -60,7 +60,8 @@ static void qp_attr(struct ibv_qp_init_attr *a, const struct rwx_perf_opts *o)
 {
 	memset(a, 0, sizeof(*a));
 	a->cap.max_send_wr = o->tx_depth + 1;
-	a->cap.max_recv_wr = o->tx_depth + 1;
+	a->cap.max_recv_wr = (o->rx_depth > o->tx_depth ? o->rx_depth :
+			      o->tx_depth) + 1;
 	a->cap.max_send_sge = 1;
 	a->cap.max_recv_sge = 1;
 	a->qp_type = IBV_QPT_RC;
@@ -138,9 +139,9 @@ static int run_size(struct conn *c, const struct rwx_perf_opts *o,
 		    uint32_t size, const struct wire_buf *rb)
 {
 	uint64_t posted = 0, done = 0, last_done = 0;
-	double t0, t_last, peak = 0, el;
+	double t0, t_last, t, bw, peak = 0, el;
 	struct ibv_wc wc[16];
-	int n, k;
+	int n;
 
 	t0 = t_last = now_s();
 	while (done < o->iters) {
@@ -156,17 +157,14 @@ static int run_size(struct conn *c, const struct rwx_perf_opts *o,
 		n = reap(c, RWX_SEND_CQ, wc, 16);
 		if (n < 0)
 			return -1;
-		for (k = 0; k < n; k++) {
-			double t = now_s(), bw;
-
-			done = wc[k].wr_id + 1;
-			bw = rwx_perf_mbs((done - last_done) * size,
-					  t - t_last);
-			if (bw > peak)
-				peak = bw;
-			t_last = t;
-			last_done = done;
-		}
+		/* The newest completion retires every WR before it. */
+		done = wc[n - 1].wr_id + 1;
+		t = now_s();
+		bw = rwx_perf_mbs((done - last_done) * size, t - t_last);
+		if (bw > peak)
+			peak = bw;
+		t_last = t;
+		last_done = done;
 	}
 	el = now_s() - t0;
 	rwx_perf_line(stdout, size, o->iters, peak,
@@ -269,6 +267,20 @@ static int cfg_from_wire(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 	return 0;
 }
 
+/*
+ * rdma_cm leaves the responder's RNR NAK timer at 0, which encodes the
+ * longest wait, 655 ms: a SEND that finds no receive posted would stall
+ * the sender that long.  Ask for 0.64 ms (encoding 12) instead.
+ */
+static void fast_rnr_retry(struct rdma_cm_id *id)
+{
+	struct ibv_qp_attr attr = { .min_rnr_timer = 12 };
+
+	if (ibv_modify_qp(id->qp, &attr, IBV_QP_MIN_RNR_TIMER))
+		fprintf(stderr, "rwx_perf: cannot shorten the RNR timer: %s\n",
+			strerror(errno));
+}
+
 /* SEND: keep receives posted until every message has arrived. */
 static int serve_sends(struct conn *c, const struct rwx_perf_opts *o,
 		       uint64_t total, uint64_t preposted)
@@ -282,7 +294,7 @@ static int serve_sends(struct conn *c, const struct rwx_perf_opts *o,
 		if (n < 0)
 			return -1;
 		got += (uint64_t)n;
-		for (; posted < total && posted - got < o->tx_depth; posted++)
+		for (; posted < total && posted - got < o->rx_depth; posted++)
 			if (rdma_post_recv(c->id, NULL, c->buf, c->buf_len,
 					   c->mr))
 				return die("rdma_post_recv");
@@ -314,7 +326,7 @@ static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 		(uint64_t)o->iters * (uint64_t)rwx_perf_sizes(o, sizes,
 							     PERF_MAX_SIZES) :
 		1;
-	pre = total < o->tx_depth ? total : o->tx_depth;
+	pre = total < o->rx_depth ? total : o->rx_depth;
 	for (i = 0; i < pre; i++)
 		if (rdma_post_recv(id, NULL, c.buf, c.buf_len, c.mr)) {
 			die("rdma_post_recv");
@@ -333,10 +345,12 @@ static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 		die("rdma_accept");
 		goto out;
 	}
-	if (o->op == PERF_SEND)
+	if (o->op == PERF_SEND) {
+		fast_rnr_retry(id);
 		ret = serve_sends(&c, o, total, pre);
-	else
+	} else {
 		ret = rdma_get_recv_comp(id, &wc) < 0 ? die("wait") : 0;
+	}
 	printf("rwx_perf: %s test with client %s\n", rwx_perf_op_name(o->op),
 	       ret ? "failed" : "done");
 	rdma_disconnect(id);

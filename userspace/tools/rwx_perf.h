@@ -18,6 +18,7 @@ struct rwx_perf_opts {
 	uint32_t size;
 	uint32_t iters;
 	uint32_t tx_depth;
+	uint32_t rx_depth;	/* receives the SEND server keeps posted */
 	uint32_t cq_mod;	/* signal one WR in cq_mod */
 	int all;
 	enum rwx_perf_op op;

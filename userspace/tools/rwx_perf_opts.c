@@ -2,6 +2,7 @@
 /*
  * rwx_perf's command line, perftest style: no address means server, an
  * address means client; -p/--port, -s/--size, -n/--iters, -a, -t/--tx-depth,
+ * -r/--rx-depth,
  * -Q/--cq-mod and --op write|read|send.
  */
 #include <errno.h>
@@ -22,6 +23,8 @@ void rwx_perf_usage(FILE *f, const char *prog)
 		"  -n, --iters=<n>         iterations per size (default 1000)\n"
 		"  -a, --all               all sizes 2..2^23 (powers of two)\n"
 		"  -t, --tx-depth=<n>      outstanding WRs (default 128)\n"
+		"  -r, --rx-depth=<n>      receives a SEND server keeps posted\n"
+		"                          (default 512)\n"
 		"  -Q, --cq-mod=<n>        signal every n-th WR (default 64)\n"
 		"      --op=write|read|send  operation (default write)\n"
 		"  -h, --help              this text\n"
@@ -76,6 +79,7 @@ static void defaults(struct rwx_perf_opts *o)
 	o->size = 65536;
 	o->iters = 1000;
 	o->tx_depth = 128;
+	o->rx_depth = 512;
 	o->cq_mod = 64;
 	o->op = PERF_WRITE;
 }
@@ -91,6 +95,7 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 		{ "iters", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "tx-depth", required_argument, NULL, 't' },
+		{ "rx-depth", required_argument, NULL, 'r' },
 		{ "cq-mod", required_argument, NULL, 'Q' },
 		{ "op", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -103,7 +108,7 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 	err[0] = 0;
 	optind = 0;	/* GNU: full re-initialisation, so tests can re-parse */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:s:n:at:Q:h", lopts,
+	while ((c = getopt_long(argc, argv, "p:s:n:at:r:Q:h", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -125,6 +130,10 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 		case 't':
 			if (parse_u32(optarg, 1, 8192, &o->tx_depth))
 				FAIL("bad tx depth '%s' (1..8192)", optarg);
+			break;
+		case 'r':
+			if (parse_u32(optarg, 1, 8192, &o->rx_depth))
+				FAIL("bad rx depth '%s' (1..8192)", optarg);
 			break;
 		case 'Q':
 			if (parse_u32(optarg, 1, 8192, &o->cq_mod))
