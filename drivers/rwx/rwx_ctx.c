@@ -34,19 +34,7 @@ enum rdma_rwx_ctx_type {
 void rdma_rwx_qp_caps(struct ib_qp *qp, u32 port_num,
 		      struct rdma_rwx_caps *caps)
 {
-	struct ib_device *dev = qp->pd->device;
-	u32 mr_pages = qp->integrity_en ?
-		dev->attrs.max_pi_fast_reg_page_list_len :
-		dev->attrs.max_fast_reg_page_list_len;
-
-	caps->iwarp = rdma_protocol_iwarp(dev, port_num);
-	caps->force_mr = rdma_rwx_force_mr;
-	caps->read_inv = rdma_cap_read_inv(dev, port_num);
-	caps->max_write_sge = qp->max_write_sge;
-	caps->max_read_sge = min_t(u32, qp->max_read_sge,
-				   dev->attrs.max_sge_rd);
-	caps->max_sgl_rd = dev->attrs.max_sgl_rd;
-	caps->mr_pages = min_t(u32, mr_pages, RDMA_RWX_MAX_MR_PAGES);
+	rdma_rwx_fill_caps(qp, port_num, caps);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_caps, RDMA_RWX);
 
@@ -104,7 +92,9 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		struct ib_rdma_wr *wr = &wrs[op];
 
 		rdma_rwx_fill_wr(wr, opcode, sge, nr_sge, remote_addr, rkey);
-		for (i = 0; i < nr_sge; i++, sge++, sg = sg_next(sg)) {
+		for (i = 0; i < nr_sge; i++, sge++) {
+			if (op || i)	/* never step past the last entry */
+				sg = sg_next(sg);
 			sge->addr = sg_dma_address(sg) + offset;
 			sge->length = sg_dma_len(sg) - offset;
 			sge->lkey = lkey;
@@ -172,8 +162,8 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 }
 
 /*
- * Register @span into one pool MR and build its WRs:
- * [LOCAL_INV ->] REG_MR -> READ/WRITE.  Returns the number of WRs.
+ * Register @span into one pool MR and fill in its WRs, [LOCAL_INV,]
+ * REG_MR and READ/WRITE, still unlinked.  Returns the number of WRs.
  */
 static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
@@ -198,12 +188,10 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	if (mr->need_inval) {
 		reg->inv_wr.opcode = IB_WR_LOCAL_INV;
 		reg->inv_wr.ex.invalidate_rkey = mr->lkey;
-		reg->inv_wr.next = &reg->reg_wr.wr;
 		count++;
 	}
 
 	reg->reg_wr.wr.opcode = IB_WR_REG_MR;
-	reg->reg_wr.wr.next = &reg->wr.wr;
 	reg->reg_wr.mr = mr;
 	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
 	if (caps->iwarp)	/* iWARP READ responses are remote writes */
@@ -220,43 +208,81 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 
 static struct ib_send_wr *rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
 {
-	return reg->inv_wr.next ? &reg->inv_wr : &reg->reg_wr.wr;
+	return reg->inv_wr.opcode == IB_WR_LOCAL_INV ? &reg->inv_wr :
+						      &reg->reg_wr.wr;
 }
 
-/* MR path: one fast-registered MR per READ/WRITE WR. */
+/* Chain the MRs' WRs: each op's READ/WRITE leads to the next op's first. */
+static void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
+{
+	u32 op;
+
+	for (op = 0; op < ctx->nr_ops; op++) {
+		struct rdma_rw_reg_ctx *reg = &ctx->reg[op];
+
+		if (reg->inv_wr.opcode == IB_WR_LOCAL_INV)
+			reg->inv_wr.next = &reg->reg_wr.wr;
+		reg->reg_wr.wr.next = &reg->wr.wr;
+		reg->wr.wr.sg_list = &reg->sge;
+		reg->wr.wr.next = op + 1 < ctx->nr_ops ?
+			rdma_rwx_reg_first_wr(&ctx->reg[op + 1]) : NULL;
+	}
+}
+
+/* Room for one more op in ctx->reg, which holds @room ops. */
+static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
+{
+	struct rdma_rw_reg_ctx *reg;
+	u32 more = *room;
+
+	reg = krealloc_array(ctx->reg, *room + more, sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return -ENOMEM;
+	memset(reg + *room, 0, more * sizeof(*reg));
+	ctx->reg = reg;
+	*room += more;
+	return 0;
+}
+
+/*
+ * MR path: one fast-registered MR per READ/WRITE WR, one walk over the
+ * spans of rdma_rwx_next_mr_span().  The op array is sized for a list of
+ * whole pages and grows for lists that need more MRs; the WRs are linked
+ * once all ops are in place, since growing moves them.
+ */
 static int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
-				const struct rdma_rwx_layout *layout,
 				struct rdma_rwx_pos pos, u64 remote_addr,
 				u32 rkey, enum dma_data_direction dir)
 {
+	u32 op, room = DIV_ROUND_UP(pos.nents,
+				    max(rdma_rwx_mr_budget(caps), 1U));
 	struct rdma_rwx_mr_span span;
 	int ret, count = 0;
-	u32 op;
 
-	ctx->reg = kcalloc(layout->nr_ops, sizeof(*ctx->reg), GFP_KERNEL);
+	ctx->reg = kcalloc(room, sizeof(*ctx->reg), GFP_KERNEL);
 	if (!ctx->reg)
 		return -ENOMEM;
 
-	for (op = 0; op < layout->nr_ops; op++) {
-		struct rdma_rw_reg_ctx *reg = &ctx->reg[op];
-
-		ret = rdma_rwx_next_mr_span(caps, &pos, &span);
+	for (op = 0; pos.nents; op++) {
+		ret = op < room ? 0 : rdma_rwx_grow_reg(ctx, &room);
 		if (!ret)
-			ret = rdma_rwx_init_one_mr(reg, qp, caps, &span,
-						   remote_addr, rkey, dir);
+			ret = rdma_rwx_next_mr_span(caps, &pos, &span);
+		if (!ret)
+			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
+						   &span, remote_addr, rkey,
+						   dir);
 		if (ret < 0) {
 			rdma_rwx_put_mrs(ctx, qp, op);
 			kfree(ctx->reg);
 			return ret;
 		}
 		count += ret;
-		if (op)
-			ctx->reg[op - 1].wr.wr.next = rdma_rwx_reg_first_wr(reg);
 		remote_addr += span.length;
 	}
-	ctx->nr_ops = layout->nr_ops;
+	ctx->nr_ops = op;
 	ctx->type = RDMA_RWX_CTX_MR;
+	rdma_rwx_link_mr_wrs(ctx);
 	return count;
 }
 
@@ -319,24 +345,20 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return -ENOMEM;
 	pos.sg = sg;
 	pos.offset = sg_offset;
-	ret = rdma_rwx_sg_skip(&pos);
+	ret = rdma_rwx_skip(&pos);
 	if (ret)
 		goto out_unmap;
 
-	rdma_rwx_qp_caps(qp, port_num, &caps);
-	ret = rdma_rwx_layout(&caps, dir, &pos, &layout);
-	if (ret)
-		goto out_unmap;
-
-	if (layout.path == RDMA_RWX_PATH_MR) {
-		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, &layout, pos,
-					   remote_addr, rkey, dir);
-		if (ret != -EAGAIN || !layout.sge_fallback)
+	rdma_rwx_fill_caps(qp, port_num, &caps);
+	if (rdma_rwx_needs_mr(&caps, dir, pos.nents)) {
+		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, pos, remote_addr,
+					   rkey, dir);
+		if (ret != -EAGAIN || !rdma_rwx_sge_fallback(&caps, dir))
 			goto out;
-		ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
-		if (ret)
-			goto out_unmap;
 	}
+	ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
+	if (ret)
+		goto out_unmap;
 	ret = rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
 				    remote_addr, rkey, dir);
 out:

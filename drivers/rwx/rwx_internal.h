@@ -1,16 +1,91 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * rdma_rwx internals shared between the module's files.
+ * rdma_rwx internals shared between the module's files.  The per-context
+ * decisions are inline here so that rdma_rwx_ctx_init() makes them without
+ * a call each; the exported functions in rwx_layout.c and rwx_ctx.c wrap
+ * the same code for ULPs and tests.
  */
 #ifndef _RWX_INTERNAL_H
 #define _RWX_INTERNAL_H
 
+#include <linux/math.h>
+#include <linux/minmax.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/rwx.h>
 
 extern bool rdma_rwx_force_mr;
 
-int rdma_rwx_layout_sge(const struct rdma_rwx_caps *caps,
-			enum dma_data_direction dir, u32 nents,
-			struct rdma_rwx_layout *layout);
+static inline void rdma_rwx_fill_caps(struct ib_qp *qp, u32 port_num,
+				      struct rdma_rwx_caps *caps)
+{
+	struct ib_device *dev = qp->pd->device;
+	u32 mr_pages = qp->integrity_en ?
+		dev->attrs.max_pi_fast_reg_page_list_len :
+		dev->attrs.max_fast_reg_page_list_len;
+
+	caps->iwarp = rdma_protocol_iwarp(dev, port_num);
+	caps->force_mr = rdma_rwx_force_mr;
+	caps->read_inv = rdma_cap_read_inv(dev, port_num);
+	caps->max_write_sge = qp->max_write_sge;
+	caps->max_read_sge = min_t(u32, qp->max_read_sge,
+				   dev->attrs.max_sge_rd);
+	caps->max_sgl_rd = dev->attrs.max_sgl_rd;
+	caps->mr_pages = min_t(u32, mr_pages, RDMA_RWX_MAX_MR_PAGES);
+}
+
+/* READs must land in registered memory on iWARP; MRs may also be faster. */
+static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
+				     enum dma_data_direction dir, u32 nents)
+{
+	if (caps->force_mr)
+		return true;
+	if (dir != DMA_FROM_DEVICE)
+		return false;
+	return caps->iwarp || (caps->max_sgl_rd && nents > caps->max_sgl_rd);
+}
+
+/* Whether a context that wanted MRs may do without when the pool is dry. */
+static inline bool rdma_rwx_sge_fallback(const struct rdma_rwx_caps *caps,
+					 enum dma_data_direction dir)
+{
+	return !caps->force_mr && !(caps->iwarp && dir == DMA_FROM_DEVICE);
+}
+
+static inline u32 rdma_rwx_mr_budget(const struct rdma_rwx_caps *caps)
+{
+	return min_t(u32, caps->mr_pages, RDMA_RWX_MAX_MR_PAGES);
+}
+
+/* The SGE path's layout: also the fallback when the MR pool runs dry. */
+static inline int rdma_rwx_layout_sge(const struct rdma_rwx_caps *caps,
+				      enum dma_data_direction dir, u32 nents,
+				      struct rdma_rwx_layout *layout)
+{
+	u32 max_sge = dir == DMA_TO_DEVICE ? caps->max_write_sge :
+					     caps->max_read_sge;
+
+	if (!nents || !max_sge)
+		return -EINVAL;
+	layout->path = RDMA_RWX_PATH_SGE;
+	layout->sge_fallback = false;
+	layout->per_op = max_sge;
+	if (nents <= max_sge) {		/* the common case, no division */
+		layout->nr_ops = 1;
+		layout->last_op = nents;
+	} else {
+		layout->nr_ops = DIV_ROUND_UP(nents, max_sge);
+		layout->last_op = nents - (layout->nr_ops - 1) * max_sge;
+	}
+	return 0;
+}
+
+/* rdma_rwx_sg_skip() without the call when the offset is in @pos->sg. */
+static inline int rdma_rwx_skip(struct rdma_rwx_pos *pos)
+{
+	if (pos->nents && pos->offset < sg_dma_len(pos->sg))
+		return 0;
+	return rdma_rwx_sg_skip(pos);
+}
 
 #endif /* _RWX_INTERNAL_H */

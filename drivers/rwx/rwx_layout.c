@@ -18,22 +18,6 @@
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 
-/* READs must land in registered memory on iWARP; MRs may also be faster. */
-static bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
-			      enum dma_data_direction dir, u32 nents)
-{
-	if (caps->force_mr)
-		return true;
-	if (dir != DMA_FROM_DEVICE)
-		return false;
-	return caps->iwarp || (caps->max_sgl_rd && nents > caps->max_sgl_rd);
-}
-
-static u32 rdma_rwx_mr_budget(const struct rdma_rwx_caps *caps)
-{
-	return min_t(u32, caps->mr_pages, RDMA_RWX_MAX_MR_PAGES);
-}
-
 /*
  * Pages ib_sg_to_pages() sets for [@start, @start + @len) when it starts
  * a new page there: every page the range touches, and one even for an
@@ -177,31 +161,12 @@ int rdma_rwx_layout(const struct rdma_rwx_caps *caps,
 		return -EINVAL;
 
 	if (rdma_rwx_needs_mr(caps, dir, pos->nents)) {
-		layout->sge_fallback = !caps->force_mr &&
-			!(caps->iwarp && dir == DMA_FROM_DEVICE);
+		layout->sge_fallback = rdma_rwx_sge_fallback(caps, dir);
 		return rdma_rwx_layout_mr(caps, pos, layout);
 	}
 	return rdma_rwx_layout_sge(caps, dir, pos->nents, layout);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_layout, RDMA_RWX);
-
-/* The SGE path's layout: also the fallback when the MR pool runs dry. */
-int rdma_rwx_layout_sge(const struct rdma_rwx_caps *caps,
-			enum dma_data_direction dir, u32 nents,
-			struct rdma_rwx_layout *layout)
-{
-	u32 max_sge = dir == DMA_TO_DEVICE ? caps->max_write_sge :
-					     caps->max_read_sge;
-
-	if (!nents || !max_sge)
-		return -EINVAL;
-	layout->path = RDMA_RWX_PATH_SGE;
-	layout->sge_fallback = false;
-	layout->per_op = max_sge;
-	layout->nr_ops = DIV_ROUND_UP(nents, max_sge);
-	layout->last_op = nents - (layout->nr_ops - 1) * max_sge;
-	return 0;
-}
 
 /**
  * rdma_rwx_sg_skip() - skip the DMA entries a byte offset covers
