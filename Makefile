@@ -8,6 +8,7 @@
 #   make check        every test suite; ends with "N passed, N failed, N skipped"
 #   make deps         install build and test dependencies from Debian's archive
 #   make docs         API reference from the kernel-doc comments, in build/Documentation
+#   make bench        RW context cost, rdma_rwx against ib_core, in a QEMU guest
 
 # Default KDIR: the running kernel's headers when installed, else the newest
 # installed Debian 6.12 headers.
@@ -15,7 +16,7 @@ KDIR ?= $(firstword \
 	$(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1))
 
-.PHONY: all modules clean deps check demo docs kdir-check
+.PHONY: all modules clean deps check demo docs bench kdir-check
 
 all: modules
 
@@ -42,6 +43,9 @@ check:
 
 demo:
 	bash tools/demo.sh
+
+bench:
+	bash tools/bench.sh
 
 docs: deps
 	bash tools/docs.sh "$$(tools/kernel/build-test-kernel.sh --source)"

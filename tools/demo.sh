@@ -6,10 +6,8 @@ RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export RWX_ROOT
 . "$RWX_ROOT/tools/lib.sh"
 . "$RWX_ROOT/tools/vm-suite.sh"
-mkdir -p "$RWX_BUILD"
 
-bash "$RWX_ROOT/tools/deps.sh" || exit 1
-"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" || exit 1
+prepare_stock_612 || exit 1
 release=$(stock_612_release)
 echo "demo: booting Debian's $release under QEMU (about a minute)"
 vm_run demo "/boot/vmlinuz-$release" "$(initramfs_for "$release")" \

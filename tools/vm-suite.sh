@@ -29,3 +29,12 @@ vm_record() {
 		record "$result" "$test" "$detail"
 	done < "$RWX_BUILD/vm/$1/judgement"
 }
+
+# prepare_stock_612: for make demo and make bench: install what is missing
+# and build the modules against Debian's 6.12 headers into
+# $RWX_BUILD/mod-6.12, whose guests run the stock kernel.
+prepare_stock_612() {
+	mkdir -p "$RWX_BUILD"
+	bash "$RWX_ROOT/tools/deps.sh" || return 1
+	"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12"
+}

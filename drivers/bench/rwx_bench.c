@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rwx_bench: the CPU cost of one RW context, rdma_rwx against ib_core's
+ * rdma_rw_ctx, measured in the same run on the same QP and lists.  One
+ * operation is init (DMA mapping, layout, MRs), building the WR chain and
+ * destroy; nothing is posted, so the device's speed does not enter.  The
+ * engines alternate round by round and each figure is the median round.
+ * Everything happens at load time; results go to the kernel log.
+ */
+
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
+#include <rdma/rwx.h>
+#include <rdma/rwx_loopback.h>
+
+static char *addr = "192.0.2.1";
+module_param(addr, charp, 0444);
+MODULE_PARM_DESC(addr, "IPv4 address of the RDMA device's netdev");
+
+static unsigned int round_ms = 100;
+module_param(round_ms, uint, 0444);
+MODULE_PARM_DESC(round_ms, "Length of one round in ms (at least 10)");
+
+#define RWX_BENCH_ROUNDS	7
+#define RWX_BENCH_BATCH		64	/* operations between clock reads */
+#define RWX_BENCH_MAX_ENTRIES	256
+
+struct rwx_bench_engine {
+	const char *name;
+	int (*init)(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 port_num,
+		    struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,
+		    u64 remote_addr, u32 rkey, enum dma_data_direction dir);
+	struct ib_send_wr *(*wrs)(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				  u32 port_num, struct ib_cqe *cqe,
+				  struct ib_send_wr *chain_wr);
+	void (*destroy)(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			u32 port_num, struct scatterlist *sg, u32 sg_cnt,
+			enum dma_data_direction dir);
+};
+
+static const struct rwx_bench_engine rwx_bench_engines[] = {
+	{ "rdma_rwx", rdma_rwx_ctx_init, rdma_rwx_ctx_wrs, rdma_rwx_ctx_destroy },
+	{ "ib_core", rdma_rw_ctx_init, rdma_rw_ctx_wrs, rdma_rw_ctx_destroy },
+};
+
+/* A list of @entries entries of @pages pages each. */
+struct rwx_bench_shape {
+	u32 entries, pages;
+};
+
+static const struct rwx_bench_shape rwx_bench_shapes[] = {
+	{ 1, 1 }, { 16, 1 }, { 64, 1 }, { 256, 1 }, { 16, 16 },
+};
+
+struct rwx_bench {
+	struct rwx_loopback conn;
+	struct scatterlist sgl[RWX_BENCH_MAX_ENTRIES];
+	u32 nents;
+	struct ib_cqe cqe;
+};
+
+static void rwx_bench_free_list(struct rwx_bench *b)
+{
+	u32 i;
+
+	for (i = 0; i < b->nents; i++)
+		__free_pages(sg_page(&b->sgl[i]), get_order(b->sgl[i].length));
+	b->nents = 0;
+}
+
+static int rwx_bench_list(struct rwx_bench *b, const struct rwx_bench_shape *s)
+{
+	size_t len = (size_t)s->pages * PAGE_SIZE;
+	struct page *page;
+
+	rwx_bench_free_list(b);
+	sg_init_table(b->sgl, s->entries);
+	while (b->nents < s->entries) {
+		page = alloc_pages(GFP_KERNEL, get_order(len));
+		if (!page)
+			return -ENOMEM;
+		sg_set_page(&b->sgl[b->nents++], page, len, 0);
+	}
+	return 0;
+}
+
+/*
+ * One round of one engine: batches of operations until round_ms have
+ * passed, so that a coarse clock (a guest without a usable TSC falls back
+ * to jiffies) still gives a fair mean.  Returns the mean in ns per
+ * operation, or -errno.
+ */
+static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e,
+			   enum dma_data_direction dir, int *nr_wrs)
+{
+	struct ib_qp *qp = b->conn.qp[RWX_CLIENT];
+	u32 port = b->conn.id[RWX_CLIENT]->port_num;
+	u32 rkey = b->conn.pd->unsafe_global_rkey;
+	u64 start = ktime_get_ns(), elapsed, ops = 0;
+	struct rdma_rw_ctx ctx;
+	unsigned int i;
+	int ret;
+
+	do {
+		for (i = 0; i < RWX_BENCH_BATCH; i++) {
+			ret = e->init(&ctx, qp, port, b->sgl, b->nents, 0,
+				      0x10000, rkey, dir);
+			if (ret < 0)
+				return ret;
+			*nr_wrs = ret;
+			if (!e->wrs(&ctx, qp, port, &b->cqe, NULL))
+				ret = -EINVAL;
+			e->destroy(&ctx, qp, port, b->sgl, b->nents, dir);
+			if (ret < 0)
+				return ret;
+		}
+		ops += RWX_BENCH_BATCH;
+		elapsed = ktime_get_ns() - start;
+	} while (elapsed < (u64)round_ms * NSEC_PER_MSEC);
+	return max_t(s64, div64_u64(elapsed, ops), 1);
+}
+
+static int rwx_bench_cmp(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int rwx_bench_shape(struct rwx_bench *b, const struct rwx_bench_shape *s,
+			   enum dma_data_direction dir)
+{
+	const int nr = ARRAY_SIZE(rwx_bench_engines);
+	s64 ns[ARRAY_SIZE(rwx_bench_engines)][RWX_BENCH_ROUNDS];
+	int wrs[ARRAY_SIZE(rwx_bench_engines)];
+	int r, k, e;
+
+	for (r = 0; r < RWX_BENCH_ROUNDS; r++) {
+		/* Alternate which engine goes first: no order advantage. */
+		for (k = 0; k < nr; k++) {
+			e = (r + k) % nr;
+			ns[e][r] = rwx_bench_round(b, &rwx_bench_engines[e],
+						   dir, &wrs[e]);
+			if (ns[e][r] < 0) {
+				pr_err("rwx_bench: %s failed: %lld\n",
+				       rwx_bench_engines[e].name, ns[e][r]);
+				return ns[e][r];
+			}
+		}
+		cond_resched();
+	}
+	for (e = 0; e < nr; e++)
+		sort(ns[e], RWX_BENCH_ROUNDS, sizeof(s64), rwx_bench_cmp, NULL);
+	r = RWX_BENCH_ROUNDS / 2;
+	pr_info("rwx_bench: %-5s %3u x %2u page(s): rdma_rwx %6lld ns (%3d WRs), ib_core %6lld ns (%3d WRs), rdma_rwx/ib_core %lld.%02lld\n",
+		dir == DMA_TO_DEVICE ? "WRITE" : "READ", s->entries, s->pages,
+		ns[0][r], wrs[0], ns[1][r], wrs[1],
+		div64_s64(ns[0][r], ns[1][r]),
+		div64_s64(ns[0][r] * 100, ns[1][r]) % 100);
+	return 0;
+}
+
+static int __init rwx_bench_init(void)
+{
+	struct rwx_loopback_params params = {
+		.addr = addr,
+		.max_send_wr = 1024,
+		.max_send_sge = 16,
+		.max_rdma_ctxs = 4,
+	};
+	struct rwx_bench *b;
+	int ret, i;
+
+	if (round_ms < 10)
+		return -EINVAL;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = rwx_loopback_setup(&b->conn, &params);
+	if (ret) {
+		pr_err("rwx_bench: cannot connect on %s: %s (%d)\n", addr,
+		       b->conn.error_what ?: "?", ret);
+		goto out;
+	}
+	pr_info("rwx_bench: %s, rounds of %u ms, median of %d rounds, MR pool %s\n",
+		dev_name(&b->conn.device->dev), round_ms, RWX_BENCH_ROUNDS,
+		list_empty(&b->conn.qp[RWX_CLIENT]->rdma_mrs) ? "none" : "present");
+	for (i = 0; i < ARRAY_SIZE(rwx_bench_shapes) && !ret; i++) {
+		ret = rwx_bench_list(b, &rwx_bench_shapes[i]);
+		if (!ret)
+			ret = rwx_bench_shape(b, &rwx_bench_shapes[i],
+					      DMA_TO_DEVICE);
+		if (!ret)
+			ret = rwx_bench_shape(b, &rwx_bench_shapes[i],
+					      DMA_FROM_DEVICE);
+	}
+out:
+	rwx_bench_free_list(b);
+	rwx_loopback_teardown(&b->conn);
+	kfree(b);
+	return ret;
+}
+
+static void __exit rwx_bench_exit(void)
+{
+}
+
+module_init(rwx_bench_init);
+module_exit(rwx_bench_exit);
+
+MODULE_DESCRIPTION("rdma_rwx benchmark: RW context CPU cost against ib_core");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(RDMA_RWX);
+MODULE_IMPORT_NS(RDMA_RWX_LOOPBACK);

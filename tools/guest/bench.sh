@@ -1,0 +1,16 @@
+# Guest script for make bench (stock Debian kernel): rwx_bench on rxe0.
+# RWX_BENCH_MR=1 puts both engines on the MR path (ib_core.force_mr=1
+# gives the QP its MR pool; the engine's force_mr=1), else the SGE path.
+set -eu
+. "$RWX_ROOT/tools/guest/rdma-setup.sh"
+M=$RWX_MODDIR
+mr=${RWX_BENCH_MR:-0}
+
+modprobe ib_core force_mr="$mr"
+modprobe rdma_cm
+rdma_setup rxe
+insmod "$M/drivers/loopback/rwx_loopback.ko"
+insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr="$mr"
+echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1
+echo "bench: done"
