@@ -508,6 +508,84 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 }
 
+#define P	((u32)PAGE_SIZE)
+
+/*
+ * Every allocation rdma_rwx_ctx_init() makes, failed in turn: the task's
+ * fail_nth fails its n-th fault-injectable call (the guest sets failslab
+ * to fail sleeping allocations).  Some of those calls are kmemleak's
+ * metadata, whose failure kmemleak absorbs, so a context may still be
+ * built; the walk ends when the n-th call comes after the last one.  Each
+ * -ENOMEM must leave no MR taken; kmemleak, scanned after the suite, finds
+ * anything left allocated.  The shapes reach the SGE path's WR array, the
+ * MR path's op array and its growth (gaps: one MR per entry), and the
+ * private copy of a span that ends inside an entry.
+ */
+static void rwx_engine_alloc_fail(struct kunit *test)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	static const struct rwx_shape shapes[] = {
+		{ 40, P, 0, 0 },
+		{ 7, 3000, 100, 10 },		/* 7 MRs: the pool has 8 */
+		{ 100, 3 * P, 0, 3 * P + 100 },
+	};
+	struct rwx_engine_ctx *ctx = test->priv;
+	u32 i, d, n, left = 0, failed, injected = 0;
+	struct rdma_rw_ctx rw;
+	struct ib_qp *qp;
+	int ret;
+
+	rwx_engine_ready(test);
+	qp = rwx_qp(test);
+	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
+		rwx_engine_list(test, &shapes[i]);
+		for (d = 0; d < 2; d++) {
+			enum dma_data_direction dir = d ? DMA_FROM_DEVICE :
+							  DMA_TO_DEVICE;
+
+			for (n = 1, failed = 0; n <= 64; n++) {
+				current->fail_nth = n;
+				ret = rdma_rwx_ctx_init(&rw, qp, rwx_port(test),
+							ctx->sgl, ctx->nents,
+							shapes[i].offset,
+							ctx->remote_dma,
+							ctx->conn.pd->unsafe_global_rkey,
+							dir);
+				left = current->fail_nth;
+				current->fail_nth = 0;
+				if (ret == -ENOMEM) {
+					KUNIT_EXPECT_EQ_MSG(test, qp->mrs_used, 0,
+							    "shape %u dir %u: MRs kept after failure %u",
+							    i, d, n);
+					failed++;
+					continue;
+				}
+				KUNIT_ASSERT_GT_MSG(test, ret, 0,
+						    "shape %u dir %u, call %u failed",
+						    i, d, n);
+				rdma_rwx_ctx_destroy(&rw, qp, rwx_port(test),
+						     ctx->sgl, ctx->nents, dir);
+				KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+				if (left)	/* nothing was failed: all done */
+					break;
+			}
+			KUNIT_EXPECT_NE_MSG(test, left, 0U,
+					    "shape %u dir %u: calls left after %u",
+					    i, d, n);
+			KUNIT_EXPECT_GT_MSG(test, failed, 0U,
+					    "shape %u dir %u: nothing allocated",
+					    i, d);
+			injected += failed;
+		}
+	}
+	kunit_info(test, "%u allocation failures injected", injected);
+#else
+	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+#endif
+}
+
+#undef P
+
 static void rwx_engine_restore_sgl_rd(void *data)
 {
 	struct ib_device *dev = data;
@@ -630,6 +708,7 @@ static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sgl_rd, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_alloc_fail, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sizing, rwx_test_dev_gen_params),
 	{}
 };

@@ -21,6 +21,14 @@ if [ "${RWX_KMEMLEAK:-1}" = 1 ]; then
 	echo clear > $kmemleak
 fi
 
+# Let a test fail its own sleeping allocations (current->fail_nth), quietly;
+# nothing fails unless a task asks.
+failslab=/sys/kernel/debug/failslab
+if [ -d $failslab ]; then
+	echo N > $failslab/ignore-gfp-wait
+	echo 0 > $failslab/verbose
+fi
+
 if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
 	# shellcheck disable=SC2086
 	insmod "$RWX_ENGINE_MODULE" ${RWX_ENGINE_PARAMS:-} ||
