@@ -92,42 +92,54 @@ static int rwx_demo_alloc(struct rwx_demo *demo)
 	return 0;
 }
 
-/* Fill (or compare against) a pattern over the local segments. */
+/* The pattern byte at @pos of the transfer: repeats only every 256 pages. */
+static u8 rwx_demo_byte(u8 seed, size_t pos)
+{
+	return seed + pos * 7 + (pos >> 12);
+}
+
+/*
+ * Fill @len bytes at @p with the pattern from transfer offset @pos, or
+ * compare them against it; returns false on a mismatch.
+ */
+static bool rwx_demo_pattern(u8 *p, size_t len, size_t pos, u8 seed,
+			     bool fill)
+{
+	size_t j;
+
+	for (j = 0; j < len; j++) {
+		u8 want = rwx_demo_byte(seed, pos + j);
+
+		if (fill)
+			p[j] = want;
+		else if (p[j] != want)
+			return false;
+	}
+	return true;
+}
+
+/* The pattern over the local segments, from the offset into the first. */
 static bool rwx_demo_local(struct rwx_demo *demo, u8 seed, bool fill)
 {
 	size_t pos = 0;
 	int i;
 
 	for (i = 0; i < RWX_DEMO_SEGS; i++) {
-		u8 *p = page_address(sg_page(&demo->sgl[i]));
-		size_t j = i ? 0 : RWX_DEMO_OFFSET;
+		size_t skip = i ? 0 : RWX_DEMO_OFFSET;
+		size_t len = demo->sgl[i].length - skip;
 
-		for (; j < demo->sgl[i].length; j++, pos++) {
-			u8 want = seed + pos * 7 + (pos >> 12);
-
-			if (fill)
-				p[j] = want;
-			else if (p[j] != want)
-				return false;
-		}
+		if (!rwx_demo_pattern(sg_virt(&demo->sgl[i]) + skip, len, pos,
+				      seed, fill))
+			return false;
+		pos += len;
 	}
 	return true;
 }
 
 static bool rwx_demo_remote(struct rwx_demo *demo, u8 seed, bool fill)
 {
-	u8 *p = page_address(demo->remote);
-	size_t pos;
-
-	for (pos = 0; pos < demo->len; pos++) {
-		u8 want = seed + pos * 7 + (pos >> 12);
-
-		if (fill)
-			p[pos] = want;
-		else if (p[pos] != want)
-			return false;
-	}
-	return true;
+	return rwx_demo_pattern(page_address(demo->remote), demo->len, 0,
+				seed, fill);
 }
 
 /* One transfer through the engine: init, post, wait, destroy. */
