@@ -43,9 +43,10 @@ static enum ib_wr_opcode rdma_rwx_sge_opcode(enum dma_data_direction dir)
 	return dir == DMA_TO_DEVICE ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 }
 
-static void rdma_rwx_fill_wr(struct ib_rdma_wr *wr, enum ib_wr_opcode opcode,
-			     struct ib_sge *sges, u32 nr_sge, u64 remote_addr,
-			     u32 rkey)
+static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
+				    enum ib_wr_opcode opcode,
+				    struct ib_sge *sges, u32 nr_sge,
+				    u64 remote_addr, u32 rkey)
 {
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.opcode = opcode;
@@ -248,12 +249,15 @@ static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
  * MR path: one fast-registered MR per READ/WRITE WR, one walk over the
  * spans of rdma_rwx_next_mr_span().  The op array is sized for a list of
  * whole pages and grows for lists that need more MRs; the WRs are linked
- * once all ops are in place, since growing moves them.
+ * once all ops are in place, since growing moves them.  Kept out of line:
+ * its stack frame would otherwise weigh on every SGE-path context.
  */
-static int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				const struct rdma_rwx_caps *caps,
-				struct rdma_rwx_pos pos, u64 remote_addr,
-				u32 rkey, enum dma_data_direction dir)
+static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
+					 struct ib_qp *qp,
+					 const struct rdma_rwx_caps *caps,
+					 struct rdma_rwx_pos pos,
+					 u64 remote_addr, u32 rkey,
+					 enum dma_data_direction dir)
 {
 	u32 op, room = DIV_ROUND_UP(pos.nents,
 				    max(rdma_rwx_mr_budget(caps), 1U));
