@@ -422,10 +422,13 @@ static void rwx_engine_chain_send(struct kunit *test)
 static void rwx_engine_bad_input(struct kunit *test)
 {
 	struct rwx_engine_ctx *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	struct ib_cqe cqe = {};
 	struct ib_qp *qp;
 	struct rdma_rw_ctx rw;
 	u32 port, rkey, len;
 	u64 raddr;
+	int ret;
 
 	rwx_engine_ready(test);
 	qp = rwx_qp(test);
@@ -454,12 +457,44 @@ static void rwx_engine_bad_input(struct kunit *test)
 #undef RWX_EXPECT_INIT
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 
+	/*
+	 * An empty entry inside the list: the MR path refuses it (an MR
+	 * would give it a page and move the data after it), the SGE path
+	 * carries it.
+	 */
+	sg_set_page(&ctx->sgl[1], sg_page(&ctx->sgl[1]), 0, 0);
+	ret = rdma_rwx_ctx_init(&rw, qp, port, ctx->sgl, 4, 0, raddr, rkey,
+				DMA_FROM_DEVICE);
+	rdma_rwx_qp_caps(qp, port, &caps);
+	if (caps.iwarp || caps.force_mr) {
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	} else {
+		KUNIT_EXPECT_GT(test, ret, 0);
+		if (ret > 0)
+			rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 4,
+					     DMA_FROM_DEVICE);
+	}
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+	sg_set_page(&ctx->sgl[1], sg_page(&ctx->sgl[1]), PAGE_SIZE, 0);
+
 	/* A live context: WRs need a completion or a chain. */
 	KUNIT_ASSERT_GT(test, rdma_rwx_ctx_init(&rw, qp, port, ctx->sgl, 4, 0,
 						raddr, rkey, DMA_FROM_DEVICE), 0);
 	KUNIT_EXPECT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, NULL, NULL));
 	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, qp, port, NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, NULL, port, NULL, NULL), -EINVAL);
+	/*
+	 * An MR chain is handed out once: its LOCAL_INVs name the keys of
+	 * init time.  Plain WRs carry no keys and may be had again.
+	 */
+	KUNIT_EXPECT_NOT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, &cqe, NULL));
+	if (caps.iwarp || caps.force_mr) {
+		KUNIT_EXPECT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, &cqe, NULL));
+		KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, qp, port, &cqe, NULL),
+				-EINVAL);
+	} else {
+		KUNIT_EXPECT_NOT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, &cqe, NULL));
+	}
 	rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 4, DMA_FROM_DEVICE);
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 	/* A destroyed context is dead: destroy and post do nothing. */

@@ -248,6 +248,26 @@ static void rwx_layout_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, empty.nents, 0U);
 	KUNIT_EXPECT_PTR_EQ(test, pos.sg, sgl);
 	KUNIT_EXPECT_EQ(test, pos.nents, 4U);
+
+	/*
+	 * An empty entry would get a page of its own in the MR: refused on
+	 * the MR path, whether it falls inside a span or starts one; the
+	 * SGE path carries it as a zero-length SGE.
+	 */
+	sg_dma_len(&sgl[2]) = 0;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_layout(&caps, DMA_FROM_DEVICE, &pos, &l), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_next_mr_span(&caps, &pos, &span), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pos.nents, 4U);
+	caps.mr_pages = 2;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_next_mr_span(&caps, &pos, &span), 0);
+	KUNIT_EXPECT_EQ(test, span.nents, 2U);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_next_mr_span(&caps, &pos, &span), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, pos.sg, &sgl[2]);
+	caps.iwarp = false;
+	caps.max_write_sge = 4;
+	pos = rwx_pos(sgl, 4, 0);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_layout(&caps, DMA_TO_DEVICE, &pos, &l), 0);
+	KUNIT_EXPECT_EQ(test, l.path, RDMA_RWX_PATH_SGE);
 }
 
 /* One span as worked out by hand. */

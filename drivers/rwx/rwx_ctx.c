@@ -22,6 +22,7 @@ enum rdma_rwx_ctx_type {
 	RDMA_RWX_CTX_SINGLE = 0x51,	/* one WR, SGE inline in the ctx */
 	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one allocation */
 	RDMA_RWX_CTX_MR,		/* one registered MR per WR */
+	RDMA_RWX_CTX_MR_BUILT,		/* its chain was handed out once */
 	RDMA_RWX_CTX_DEAD = 0xde,	/* destroyed, or init failed */
 };
 
@@ -320,8 +321,9 @@ static bool rdma_rwx_dir_valid(enum dma_data_direction dir)
  * Context: process context; may sleep.
  * Return: the number of WRs the context will post, or
  * -EINVAL for a NULL @ctx, @qp or @sg, an @sg_cnt of 0, an invalid @dir
- * or @port_num, an @sg_offset at or past the end of @sg, or memory the
- * device refuses to register; -ENOMEM when the DMA mapping or an
+ * or @port_num, an @sg_offset at or past the end of @sg, an empty entry
+ * after the offset on the MR path, or memory the device refuses to
+ * register; -ENOMEM when the DMA mapping or an
  * allocation fails; -EAGAIN when MRs are required and the QP's pool has
  * fewer free MRs than the context needs.
  * On error nothing stays mapped or taken from the pool.
@@ -400,10 +402,12 @@ static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
  * Returns the chain of REG_MR / LOCAL_INV and RDMA READ/WRITE WRs of
  * @ctx.  Only the last READ/WRITE WR is signaled, with @cqe; with a
  * @chain_wr, that WR is appended instead and carries the completion.
- * MR keys are bumped here, so each call is one use of the MRs.
+ * MR keys are bumped here, so on the MR path the chain is handed out
+ * once per rdma_rwx_ctx_init(): its LOCAL_INV WRs were built for the keys
+ * the MRs had then.
  *
- * Return: the first WR, or NULL when @ctx is not a live context or
- * neither @cqe nor @chain_wr is given.
+ * Return: the first WR, or NULL when @ctx is not a live context, its MR
+ * chain was already handed out, or neither @cqe nor @chain_wr is given.
  */
 struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    u32 port_num, struct ib_cqe *cqe,
@@ -429,6 +433,7 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			rdma_rwx_bump_key(&ctx->reg[i]);
 		first = rdma_rwx_reg_first_wr(&ctx->reg[0]);
 		last = &ctx->reg[ctx->nr_ops - 1].wr.wr;
+		ctx->type = RDMA_RWX_CTX_MR_BUILT;
 		break;
 	default:
 		return NULL;
@@ -455,8 +460,9 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_wrs, RDMA_RWX);
  *
  * Posts what rdma_rwx_ctx_wrs() returns, in one ib_post_send().
  *
- * Return: 0; -EINVAL when @ctx is not a live context or neither @cqe nor
- * @chain_wr is given; or the error of ib_post_send().
+ * Return: 0; -EINVAL when @ctx is not a live context, its MR chain was
+ * already handed out, or neither @cqe nor @chain_wr is given; or the error
+ * of ib_post_send().
  */
 int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      u32 port_num, struct ib_cqe *cqe,
@@ -499,6 +505,7 @@ void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		kfree(ctx->map.wrs);	/* the SGEs share the allocation */
 		break;
 	case RDMA_RWX_CTX_MR:
+	case RDMA_RWX_CTX_MR_BUILT:
 		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
 		kfree(ctx->reg);
 		break;

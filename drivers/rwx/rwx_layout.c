@@ -49,7 +49,8 @@ static u64 rdma_rwx_run_pages(u64 start, u32 len)
  * bound).  A list ib_core can register is split exactly as ib_core
  * splits it.
  *
- * Return: 0, or -EINVAL when @pos has no entries left or the budget is 0.
+ * Return: 0, or -EINVAL (and @pos unchanged) when @pos has no entries
+ * left, the budget is 0, or the span would take an empty entry.
  */
 int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
 			  struct rdma_rwx_pos *pos,
@@ -72,6 +73,12 @@ int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
 		bool shared = false;
 		u64 need;
 
+		/*
+		 * ib_map_mr_sg() gives an empty entry a page of its own, which
+		 * moves the data of every entry after it.
+		 */
+		if (!len)
+			return -EINVAL;
 		if (last) {
 			/* Only a boundary aligned on both sides starts a page. */
 			shared = !IS_ALIGNED(prev_end, PAGE_SIZE) ||
@@ -151,7 +158,8 @@ static int rdma_rwx_layout_mr(const struct rdma_rwx_caps *caps,
  * rdma_rwx_next_mr_span() says.
  *
  * Return: 0, or -EINVAL when @pos has no entries, @dir is not a transfer
- * direction, or @caps has a zero SGE or page limit for the path taken.
+ * direction, @caps has a zero SGE or page limit for the path taken, or
+ * the MR path meets an empty entry.
  */
 int rdma_rwx_layout(const struct rdma_rwx_caps *caps,
 		    enum dma_data_direction dir, const struct rdma_rwx_pos *pos,
