@@ -505,13 +505,17 @@ static void rwx_engine_bad_input(struct kunit *test)
 
 /*
  * iWARP READs (and everything with force_mr) need MRs: once the pool is
- * empty, -EAGAIN, and nothing is lost.  Otherwise (RoCE) READs never
- * touch the pool at all.
+ * empty, -EAGAIN, and nothing is lost.  A context that needs more MRs than
+ * the whole pool holds gets -ENOSPC, since no retry can succeed.
+ * Otherwise (RoCE) READs never touch the pool at all.
  */
 static void rwx_engine_pool_empty(struct kunit *test)
 {
 	const struct rwx_test_dev *dev = test->param_value;
 	struct rwx_engine_ctx *ctx = test->priv;
+	const struct rwx_shape nine_gaps = {
+		.entries = 9, .len = 3000, .lead = 100,
+	};
 	struct rdma_rw_ctx rw[9];
 	struct ib_qp *qp;
 	u32 port, taken;
@@ -540,6 +544,18 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, needs_mr ? 8 : 0);
 	while (i--)
 		rdma_rwx_ctx_destroy(&rw[i], qp, port, ctx->sgl, 2, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+
+	/* Nine gapped entries need nine MRs; the pool has eight. */
+	rwx_engine_list(test, &nine_gaps);
+	ret = rdma_rwx_ctx_init(&rw[0], qp, port, ctx->sgl, ctx->nents, 0,
+				ctx->remote_dma,
+				ctx->conn.pd->unsafe_global_rkey,
+				DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, ret, needs_mr ? -ENOSPC : 1);
+	if (ret > 0)
+		rdma_rwx_ctx_destroy(&rw[0], qp, port, ctx->sgl, ctx->nents,
+				     DMA_FROM_DEVICE);
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 }
 

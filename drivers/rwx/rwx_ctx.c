@@ -167,6 +167,26 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
  * Register @span into one pool MR and fill in its WRs, [LOCAL_INV,]
  * REG_MR and READ/WRITE, still unlinked.  Returns the number of WRs.
  */
+/*
+ * The pool had no MR for the context's op @held (it holds @held already):
+ * -EAGAIN when others hold MRs that will come back, -ENOSPC when the
+ * context holds the whole pool, which never grows, so a retry can never
+ * succeed.  Counted under the pool's lock, so the answer is exact.
+ */
+static int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
+{
+	struct list_head *entry;
+	unsigned long flags;
+	u32 total;
+
+	spin_lock_irqsave(&qp->mr_lock, flags);
+	total = qp->mrs_used;
+	list_for_each(entry, &qp->rdma_mrs)
+		total++;
+	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	return total > held ? -EAGAIN : -ENOSPC;
+}
+
 static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
 				const struct rdma_rwx_mr_span *span,
@@ -277,6 +297,8 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
 						   &span, remote_addr, rkey,
 						   dir);
+		if (ret == -EAGAIN)
+			ret = rdma_rwx_pool_short(qp, op);
 		if (ret < 0) {
 			rdma_rwx_put_mrs(ctx, qp, op);
 			kfree(ctx->reg);
@@ -325,7 +347,9 @@ static bool rdma_rwx_dir_valid(enum dma_data_direction dir)
  * after the offset on the MR path, or memory the device refuses to
  * register; -ENOMEM when the DMA mapping or an
  * allocation fails; -EAGAIN when MRs are required and the QP's pool has
- * fewer free MRs than the context needs.
+ * fewer free MRs than the context needs (worth a retry once other contexts
+ * are destroyed); -ENOSPC when the whole pool has fewer MRs than the
+ * context needs, or the QP has no pool (a retry can never succeed).
  * On error nothing stays mapped or taken from the pool.
  */
 int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
@@ -359,7 +383,8 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (rdma_rwx_needs_mr(&caps, dir, pos.nents)) {
 		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, pos, remote_addr,
 					   rkey, dir);
-		if (ret != -EAGAIN || !rdma_rwx_sge_fallback(&caps, dir))
+		if ((ret != -EAGAIN && ret != -ENOSPC) ||
+		    !rdma_rwx_sge_fallback(&caps, dir))
 			goto out;
 	}
 	ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
