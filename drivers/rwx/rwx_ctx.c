@@ -164,10 +164,6 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 }
 
 /*
- * Register @span into one pool MR and fill in its WRs, [LOCAL_INV,]
- * REG_MR and READ/WRITE, still unlinked.  Returns the number of WRs.
- */
-/*
  * The pool had no MR for the context's op @held (it holds @held already):
  * -EAGAIN when others hold MRs that will come back, -ENOSPC when the
  * context holds the whole pool, which never grows, so a retry can never
@@ -187,6 +183,10 @@ static int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
 	return total > held ? -EAGAIN : -ENOSPC;
 }
 
+/*
+ * Register @span into one pool MR and fill in its WRs, [LOCAL_INV,]
+ * REG_MR and READ/WRITE, still unlinked.  Returns the number of WRs.
+ */
 static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
 				const struct rdma_rwx_mr_span *span,

@@ -185,41 +185,36 @@ int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
 int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
 		   size_t length, struct ibv_mr *mr, int flags)
 {
-	struct ibv_sge sge;
-	int n = rwxi_fill_sge(&sge, addr, length, mr, flags, 1);
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND };
 
-	if (n < 0)
-		return rdma_seterrno(-n);
-	return rdma_post_sendv(id, context, &sge, n, flags);
+	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
 		   size_t length, struct ibv_mr *mr, int flags,
 		   uint64_t remote_addr, uint32_t rkey)
 {
-	struct ibv_sge sge;
-	int n;
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_RDMA_READ,
+		.wr.rdma = { .remote_addr = remote_addr, .rkey = rkey },
+	};
 
 	/* A READ writes local memory: it always needs the sink's MR. */
 	if (!mr)
 		return rdma_seterrno(EINVAL);
-	n = rwxi_fill_sge(&sge, addr, length, mr, flags, 0);
-	if (n < 0)
-		return rdma_seterrno(-n);
-	return rdma_post_readv(id, context, &sge, n, flags, remote_addr, rkey);
+	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 0);
 }
 
 int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
 		    size_t length, struct ibv_mr *mr, int flags,
 		    uint64_t remote_addr, uint32_t rkey)
 {
-	struct ibv_sge sge;
-	int n = rwxi_fill_sge(&sge, addr, length, mr, flags, 1);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { .remote_addr = remote_addr, .rkey = rkey },
+	};
 
-	if (n < 0)
-		return rdma_seterrno(-n);
-	return rdma_post_writev(id, context, &sge, n, flags, remote_addr,
-				rkey);
+	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr,
