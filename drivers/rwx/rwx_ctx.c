@@ -17,15 +17,6 @@
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 
-/* ctx->type; anything else is not a live context. */
-enum rdma_rwx_ctx_type {
-	RDMA_RWX_CTX_SINGLE = 0x51,	/* one WR, SGE inline in the ctx */
-	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one allocation */
-	RDMA_RWX_CTX_MR,		/* one registered MR per WR */
-	RDMA_RWX_CTX_MR_BUILT,		/* its chain was handed out once */
-	RDMA_RWX_CTX_DEAD = 0xde,	/* destroyed, or init failed */
-};
-
 /**
  * rdma_rwx_qp_caps() - the capabilities the WR layout depends on
  * @qp: queue pair the context will be posted on
@@ -38,24 +29,6 @@ void rdma_rwx_qp_caps(struct ib_qp *qp, u32 port_num,
 	rdma_rwx_fill_caps(qp, port_num, caps);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_caps, RDMA_RWX);
-
-static enum ib_wr_opcode rdma_rwx_sge_opcode(enum dma_data_direction dir)
-{
-	return dir == DMA_TO_DEVICE ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
-}
-
-static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
-				    enum ib_wr_opcode opcode,
-				    struct ib_sge *sges, u32 nr_sge,
-				    u64 remote_addr, u32 rkey)
-{
-	memset(wr, 0, sizeof(*wr));
-	wr->wr.opcode = opcode;
-	wr->wr.sg_list = sges;
-	wr->wr.num_sge = nr_sge;
-	wr->remote_addr = remote_addr;
-	wr->rkey = rkey;
-}
 
 /* SGE path: gather the entries straight from the DMA addresses. */
 static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
@@ -164,12 +137,15 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 }
 
 /*
- * The pool had no MR for the context's op @held (it holds @held already):
+ * A pool of @qp had no MR for a context that holds @held from it already:
  * -EAGAIN when others hold MRs that will come back, -ENOSPC when the
  * context holds the whole pool, which never grows, so a retry can never
- * succeed.  Counted under the pool's lock, so the answer is exact.
+ * succeed.  qp->mrs_used counts the MRs taken from both pools; ib_core
+ * gives an integrity QP's two pools max_rdma_ctxs MRs each (and other QPs
+ * no integrity pool), so half the total is the size of either.  Counted
+ * under the pools' lock, so the answer is exact.
  */
-static int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
+int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
 {
 	struct list_head *entry;
 	unsigned long flags;
@@ -179,8 +155,44 @@ static int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
 	total = qp->mrs_used;
 	list_for_each(entry, &qp->rdma_mrs)
 		total++;
+	list_for_each(entry, &qp->sig_mrs)
+		total++;
 	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	if (qp->integrity_en)
+		total /= 2;
 	return total > held ? -EAGAIN : -ENOSPC;
+}
+
+/*
+ * The WRs of one registered MR, still unlinked: LOCAL_INV when the MR
+ * still holds a valid key, the registration (@reg_opcode) and one RDMA
+ * READ/WRITE of @length bytes through it.  Returns the number of WRs.
+ */
+int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
+		      enum ib_wr_opcode reg_opcode,
+		      const struct rdma_rwx_caps *caps, u32 length,
+		      u64 remote_addr, u32 rkey, enum dma_data_direction dir)
+{
+	int count = 2;
+
+	reg->mr = mr;
+	if (mr->need_inval) {
+		reg->inv_wr.opcode = IB_WR_LOCAL_INV;
+		reg->inv_wr.ex.invalidate_rkey = mr->lkey;
+		count++;
+	}
+
+	reg->reg_wr.wr.opcode = reg_opcode;
+	reg->reg_wr.mr = mr;
+	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
+	if (caps->iwarp)	/* iWARP READ responses are remote writes */
+		reg->reg_wr.access |= IB_ACCESS_REMOTE_WRITE;
+
+	reg->sge.addr = mr->iova;
+	reg->sge.length = length;
+	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
+			 remote_addr, rkey);
+	return count;
 }
 
 /*
@@ -194,7 +206,7 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				enum dma_data_direction dir)
 {
 	struct ib_mr *mr;
-	int mapped, count = 2;
+	int mapped, count;
 
 	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
 	if (!mr)
@@ -205,24 +217,8 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
 		return mapped == -ENOMEM ? -ENOMEM : -EINVAL;
 	}
-	reg->mr = mr;
-
-	if (mr->need_inval) {
-		reg->inv_wr.opcode = IB_WR_LOCAL_INV;
-		reg->inv_wr.ex.invalidate_rkey = mr->lkey;
-		count++;
-	}
-
-	reg->reg_wr.wr.opcode = IB_WR_REG_MR;
-	reg->reg_wr.mr = mr;
-	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
-	if (caps->iwarp)	/* iWARP READ responses are remote writes */
-		reg->reg_wr.access |= IB_ACCESS_REMOTE_WRITE;
-
-	reg->sge.addr = mr->iova;
-	reg->sge.length = mr->length;
-	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
-			 remote_addr, rkey);
+	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps, mr->length,
+				  remote_addr, rkey, dir);
 	if (dir == DMA_FROM_DEVICE && caps->read_inv)
 		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
 	return count;
@@ -235,7 +231,7 @@ static struct ib_send_wr *rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
 }
 
 /* Chain the MRs' WRs: each op's READ/WRITE leads to the next op's first. */
-static void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
+void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
 {
 	u32 op;
 
@@ -311,11 +307,6 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 	ctx->type = RDMA_RWX_CTX_MR;
 	rdma_rwx_link_mr_wrs(ctx);
 	return count;
-}
-
-static bool rdma_rwx_dir_valid(enum dma_data_direction dir)
-{
-	return dir == DMA_TO_DEVICE || dir == DMA_FROM_DEVICE;
 }
 
 /**
@@ -418,7 +409,8 @@ static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
 
 /**
  * rdma_rwx_ctx_wrs() - the WR chain of a context
- * @ctx: context initialised by rdma_rwx_ctx_init()
+ * @ctx: context initialised by rdma_rwx_ctx_init() or
+ *	rdma_rwx_ctx_signature_init()
  * @qp: queue pair to operate on
  * @port_num: port the connection is bound to
  * @cqe: completion for the last WR (used when @chain_wr is NULL)
@@ -454,11 +446,13 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		last = &ctx->map.wrs[ctx->nr_ops - 1].wr;
 		break;
 	case RDMA_RWX_CTX_MR:
+	case RDMA_RWX_CTX_SIG:
 		for (i = 0; i < ctx->nr_ops; i++)
 			rdma_rwx_bump_key(&ctx->reg[i]);
 		first = rdma_rwx_reg_first_wr(&ctx->reg[0]);
 		last = &ctx->reg[ctx->nr_ops - 1].wr.wr;
-		ctx->type = RDMA_RWX_CTX_MR_BUILT;
+		ctx->type = ctx->type == RDMA_RWX_CTX_MR ?
+			RDMA_RWX_CTX_MR_BUILT : RDMA_RWX_CTX_SIG_BUILT;
 		break;
 	default:
 		return NULL;
@@ -475,15 +469,52 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_wrs, RDMA_RWX);
 
+/*
+ * ib_post_send() stopped at @bad_wr.  An MR whose REG_MR never reached the
+ * device gets back the key it had (rdma_rwx_ctx_wrs() bumped it) and is
+ * marked as the device holds it: valid if its LOCAL_INV was not posted
+ * either, free if it was.  An MR registered without its READ/WRITE stays
+ * valid, even where that READ would have invalidated it.  So the next
+ * context to use it invalidates exactly what the device holds.
+ */
+static void rdma_rwx_unpost(struct rdma_rw_ctx *ctx,
+			    const struct ib_send_wr *bad_wr)
+{
+	bool posted = true, had_inv, inv_posted, reg_posted;
+	struct rdma_rw_reg_ctx *reg;
+	u32 op;
+
+	for (op = 0; op < ctx->nr_ops; op++) {
+		reg = &ctx->reg[op];
+		had_inv = reg->inv_wr.opcode == IB_WR_LOCAL_INV;
+		posted &= bad_wr != &reg->inv_wr;
+		inv_posted = had_inv && posted;
+		posted &= bad_wr != &reg->reg_wr.wr;
+		reg_posted = posted;
+		posted &= bad_wr != &reg->wr.wr;
+		if (!reg_posted) {
+			ib_update_fast_reg_key(reg->mr, (u8)(reg->mr->lkey - 1));
+			reg->mr->need_inval = had_inv && !inv_posted;
+		} else if (!posted) {
+			reg->mr->need_inval = true;
+		}
+	}
+}
+
 /**
  * rdma_rwx_ctx_post() - post the WR chain of a context
- * @ctx: context initialised by rdma_rwx_ctx_init()
+ * @ctx: context initialised by rdma_rwx_ctx_init() or
+ *	rdma_rwx_ctx_signature_init()
  * @qp: queue pair to operate on
  * @port_num: port the connection is bound to
  * @cqe: completion for the last WR (used when @chain_wr is NULL)
  * @chain_wr: WR to append to the chain, or NULL
  *
- * Posts what rdma_rwx_ctx_wrs() returns, in one ib_post_send().
+ * Posts what rdma_rwx_ctx_wrs() returns, in one ib_post_send().  When
+ * that fails part-way, the MRs the device did not register keep the keys
+ * and state the device knows them by, so the context can be destroyed and
+ * its MRs used again by the next (ib_core leaves them bumped, and the
+ * next LOCAL_INV names a key the device never had).
  *
  * Return: 0; -EINVAL when @ctx is not a live context, its MR chain was
  * already handed out, or neither @cqe nor @chain_wr is given; or the error
@@ -493,14 +524,20 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      u32 port_num, struct ib_cqe *cqe,
 		      struct ib_send_wr *chain_wr)
 {
+	const struct ib_send_wr *bad_wr;
 	struct ib_send_wr *first;
+	int ret;
 
 	if (!qp)
 		return -EINVAL;
 	first = rdma_rwx_ctx_wrs(ctx, qp, port_num, cqe, chain_wr);
 	if (!first)
 		return -EINVAL;
-	return ib_post_send(qp, first, NULL);
+	ret = ib_post_send(qp, first, &bad_wr);
+	if (ret && (ctx->type == RDMA_RWX_CTX_MR_BUILT ||
+		    ctx->type == RDMA_RWX_CTX_SIG_BUILT))
+		rdma_rwx_unpost(ctx, bad_wr);
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
 
@@ -514,7 +551,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
  * @dir: direction, as passed to rdma_rwx_ctx_init()
  *
  * Returns the MRs to the QP's pool, frees the WRs and unmaps @sg.  The
- * context is marked dead, so a second destroy does nothing.
+ * context is marked dead, so a second destroy does nothing.  A signature
+ * context is left alone: rdma_rwx_ctx_destroy_signature() releases it.
  */
 void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			  u32 port_num, struct scatterlist *sg, u32 sg_cnt,

@@ -12,9 +12,52 @@
 #include <linux/minmax.h>
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
 #include <rdma/rwx.h>
 
 extern bool rdma_rwx_force_mr;
+
+/* ctx->type; anything else is not a live context. */
+enum rdma_rwx_ctx_type {
+	RDMA_RWX_CTX_SINGLE = 0x51,	/* one WR, SGE inline in the ctx */
+	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one allocation */
+	RDMA_RWX_CTX_MR,		/* one registered MR per WR */
+	RDMA_RWX_CTX_MR_BUILT,		/* its chain was handed out once */
+	RDMA_RWX_CTX_SIG,		/* one integrity MR (rwx_sig.c) */
+	RDMA_RWX_CTX_SIG_BUILT,		/* its chain was handed out once */
+	RDMA_RWX_CTX_DEAD = 0xde,	/* destroyed, or init failed */
+};
+
+/* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
+int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
+int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
+		      enum ib_wr_opcode reg_opcode,
+		      const struct rdma_rwx_caps *caps, u32 length,
+		      u64 remote_addr, u32 rkey, enum dma_data_direction dir);
+void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx);
+
+static inline bool rdma_rwx_dir_valid(enum dma_data_direction dir)
+{
+	return dir == DMA_TO_DEVICE || dir == DMA_FROM_DEVICE;
+}
+
+static inline enum ib_wr_opcode rdma_rwx_sge_opcode(enum dma_data_direction dir)
+{
+	return dir == DMA_TO_DEVICE ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+}
+
+static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
+				    enum ib_wr_opcode opcode,
+				    struct ib_sge *sges, u32 nr_sge,
+				    u64 remote_addr, u32 rkey)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = opcode;
+	wr->wr.sg_list = sges;
+	wr->wr.num_sge = nr_sge;
+	wr->remote_addr = remote_addr;
+	wr->rkey = rkey;
+}
 
 static inline void rdma_rwx_fill_caps(struct ib_qp *qp, u32 port_num,
 				      struct rdma_rwx_caps *caps)

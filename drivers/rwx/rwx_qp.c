@@ -17,6 +17,40 @@ static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
 }
 
 /**
+ * rdma_rwx_qp_mr_factor() - MRs (or WRs) one context needs, per QP kind
+ * @device: device handling the connection
+ * @port_num: port the connection is bound to
+ * @maxpages: payload pages one context moves at most
+ * @create_flags: the QP's create flags (%IB_QP_CREATE_INTEGRITY_EN counts)
+ *
+ * As rdma_rwx_mr_factor(), for the QP the ULP will create: the MRs of a
+ * QP with integrity enabled (its plain pool and its signature pool alike)
+ * map the device's max_pi_fast_reg_page_list_len pages, which may be
+ * fewer than other MRs map.
+ *
+ * Return: the number of MRs (on the MR path) or READ WRs (on the SGE
+ * path) needed to move @maxpages pages.
+ */
+unsigned int rdma_rwx_qp_mr_factor(struct ib_device *device, u32 port_num,
+				   unsigned int maxpages, u32 create_flags)
+{
+	u32 per_mr;
+
+	if (create_flags & IB_QP_CREATE_INTEGRITY_EN)
+		per_mr = min_t(u32, device->attrs.max_pi_fast_reg_page_list_len,
+			       RDMA_RWX_MAX_MR_PAGES);
+	else if (rdma_rwx_may_use_mr(device, port_num))
+		per_mr = min_t(u32, device->attrs.max_fast_reg_page_list_len,
+			       RDMA_RWX_MAX_MR_PAGES);
+	else
+		per_mr = device->attrs.max_sge_rd;
+	per_mr = max_t(u32, per_mr, 1);
+	/* Rounded up without DIV_ROUND_UP, which overflows near UINT_MAX. */
+	return maxpages / per_mr + !!(maxpages % per_mr);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_mr_factor, RDMA_RWX);
+
+/**
  * rdma_rwx_mr_factor() - MRs (or WRs) one context needs for a payload
  * @device: device handling the connection
  * @port_num: port the connection is bound to
@@ -25,7 +59,8 @@ static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
  * ULPs multiply their context count by this to size max_rdma_ctxs and
  * their send queues.  A device that reports a zero page or SGE limit is
  * counted as one page per MR, never divided by; unlike ib_core's, the
- * result is right up to UINT_MAX pages.
+ * result is right up to UINT_MAX pages.  For a QP with integrity enabled
+ * use rdma_rwx_qp_mr_factor().
  *
  * Return: the number of MRs (on the MR path) or READ WRs (on the SGE
  * path) needed to move @maxpages pages.
@@ -33,16 +68,7 @@ static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
 unsigned int rdma_rwx_mr_factor(struct ib_device *device, u32 port_num,
 				unsigned int maxpages)
 {
-	u32 per_mr;
-
-	if (rdma_rwx_may_use_mr(device, port_num))
-		per_mr = min_t(u32, device->attrs.max_fast_reg_page_list_len,
-			       RDMA_RWX_MAX_MR_PAGES);
-	else
-		per_mr = device->attrs.max_sge_rd;
-	per_mr = max_t(u32, per_mr, 1);
-	/* Rounded up without DIV_ROUND_UP, which overflows near UINT_MAX. */
-	return maxpages / per_mr + !!(maxpages % per_mr);
+	return rdma_rwx_qp_mr_factor(device, port_num, maxpages, 0);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_mr_factor, RDMA_RWX);
 
@@ -94,7 +120,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_max_send_wr, RDMA_RWX);
  *
  * Return: the send queue depth ib_create_qp() will give the QP (for
  * sizing the send CQ); -EINVAL for a NULL @device or @attr or an invalid
- * @port_num; -EOVERFLOW when the depth does not fit in 32 bits; -ERANGE
+ * @port_num; -EOPNOTSUPP when @attr asks for %IB_QP_CREATE_INTEGRITY_EN on
+ * a device without integrity handover; -EOVERFLOW when the depth does not fit in 32 bits; -ERANGE
  * when it exceeds the device's max_qp_wr.
  */
 int rdma_rwx_init_qp_attr(struct ib_device *device, u32 port_num,
@@ -105,6 +132,9 @@ int rdma_rwx_init_qp_attr(struct ib_device *device, u32 port_num,
 
 	if (!device || !attr || !rdma_is_port_valid(device, port_num))
 		return -EINVAL;
+	if ((attr->create_flags & IB_QP_CREATE_INTEGRITY_EN) &&
+	    !(device->attrs.kernel_cap_flags & IBK_INTEGRITY_HANDOVER))
+		return -EOPNOTSUPP;
 
 	ctx_wrs = rdma_rwx_max_send_wr(device, port_num,
 				       attr->cap.max_rdma_ctxs,

@@ -20,6 +20,7 @@ struct ib_device;
 struct ib_qp;
 struct ib_qp_init_attr;
 struct ib_send_wr;
+struct ib_sig_attrs;
 struct rdma_rw_ctx;
 struct scatterlist;
 
@@ -138,8 +139,21 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      u32 port_num, struct ib_cqe *cqe,
 		      struct ib_send_wr *chain_wr);
 
+int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				u32 port_num, struct scatterlist *sg,
+				u32 sg_cnt, struct scatterlist *prot_sg,
+				u32 prot_sg_cnt, struct ib_sig_attrs *sig_attrs,
+				u64 remote_addr, u32 rkey,
+				enum dma_data_direction dir);
+void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				    u32 port_num, struct scatterlist *sg,
+				    u32 sg_cnt, struct scatterlist *prot_sg,
+				    u32 prot_sg_cnt, enum dma_data_direction dir);
+
 unsigned int rdma_rwx_mr_factor(struct ib_device *device, u32 port_num,
 				unsigned int maxpages);
+unsigned int rdma_rwx_qp_mr_factor(struct ib_device *device, u32 port_num,
+				   unsigned int maxpages, u32 create_flags);
 unsigned int rdma_rwx_max_send_wr(struct ib_device *device, u32 port_num,
 				  unsigned int max_rdma_ctxs, u32 create_flags);
 int rdma_rwx_init_qp_attr(struct ib_device *device, u32 port_num,
