@@ -17,7 +17,7 @@
 #include <linux/slab.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
-#include <rdma/rwx_loopback.h>
+#include "rwx_loopback.h"
 #include "rwx_test_devs.h"
 
 #define RWX_REMOTE_ORDER	10	/* 4 MiB of target memory */
@@ -26,6 +26,7 @@
 
 struct rwx_engine_ctx {
 	struct rwx_loopback conn;
+	struct rwx_testdev *tdev;
 	int setup_ret;
 	struct page *remote;
 	u64 remote_dma;
@@ -54,8 +55,15 @@ static int rwx_engine_init(struct kunit *test)
 				 GFP_KERNEL);
 	if (!ctx->sgl)
 		return -ENOMEM;
-	params.addr = dev->addr;
-	ctx->setup_ret = rwx_loopback_setup(&ctx->conn, &params);
+	if (dev->caps) {
+		/*
+		 * Test devices: room for a 4 MiB list of single pages on one
+		 * SGE per WR, or over MRs of 8 pages (the smallest page list).
+		 */
+		params.max_send_wr = 1100;
+		params.max_rdma_ctxs = 160;
+	}
+	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, &ctx->tdev);
 	return 0;
 }
 
@@ -79,7 +87,7 @@ static void rwx_engine_exit(struct kunit *test)
 	if (ctx->remote)
 		__free_pages(ctx->remote, RWX_REMOTE_ORDER);
 	rwx_engine_free_list(ctx);
-	rwx_loopback_teardown(&ctx->conn);
+	rwx_test_disconnect(&ctx->conn, ctx->tdev);
 }
 
 static struct ib_qp *rwx_qp(struct kunit *test)
@@ -93,7 +101,7 @@ static u32 rwx_port(struct kunit *test)
 {
 	struct rwx_engine_ctx *ctx = test->priv;
 
-	return ctx->conn.id[RWX_CLIENT]->port_num;
+	return ctx->conn.port_num;
 }
 
 /* Connected, on the right device, with 4 MiB of target memory. */
@@ -106,7 +114,7 @@ static void rwx_engine_ready(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, ctx->setup_ret, 0, "connect on %s: %s",
 			    dev->name, ctx->conn.error_what ?: "?");
 	device = ctx->conn.device;
-	KUNIT_ASSERT_STREQ(test, dev_name(&device->dev), dev->name);
+	KUNIT_ASSERT_TRUE(test, rwx_test_on_dev(dev, device));
 	ctx->remote = alloc_pages(GFP_KERNEL, RWX_REMOTE_ORDER);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->remote);
 	ctx->remote_dma = ib_dma_map_page(device, ctx->remote, 0,
@@ -753,9 +761,26 @@ static void rwx_engine_sizing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.port_num, 0U);
 }
 
+/*
+ * The same data and chains on the test device's capability sets, whose
+ * device fails what hardware fails: an iWARP READ into memory not
+ * registered for remote write, an SGE list longer than the device takes.
+ */
+static void rwx_engine_data_tdev(struct kunit *test)
+{
+	rwx_engine_data(test);
+}
+
+static void rwx_engine_chain_send_tdev(struct kunit *test)
+{
+	rwx_engine_chain_send(test);
+}
+
 static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_data, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_data_tdev, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_chain_send, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_chain_send_tdev, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sgl_rd, rwx_test_dev_gen_params),
@@ -773,7 +798,8 @@ static struct kunit_suite rwx_engine_suite = {
 
 kunit_test_suite(rwx_engine_suite);
 
-MODULE_DESCRIPTION("KUnit: rdma_rwx moving data on rxe0 and siw0");
+MODULE_DESCRIPTION("KUnit: rdma_rwx moving data on rxe0, siw0 and the test device");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(RDMA_RWX);
 MODULE_IMPORT_NS(RDMA_RWX_LOOPBACK);
+MODULE_IMPORT_NS(RWX_TESTDEV);

@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <rdma/rwx_loopback.h>
+#include "rwx_loopback.h"
 #include "rwx_test_devs.h"
 
 #define RWX_XFER_LEN	(64 * 1024)

@@ -78,7 +78,8 @@ kunit_boot() {
 	VM_KTAP=1 vm_run "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_ROOT/tools/guest/kunit-run.sh" 900 \
 		-e "RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko" \
-		-e "RWX_SUPPORT_MODULES=$M/drivers/loopback/rwx_loopback.ko" "$@"
+		-e "RWX_SUPPORT_MODULES=$M/drivers/testing/loopback/rwx_loopback.ko \
+$M/drivers/testing/testdev/rwx_testdev.ko" "$@"
 }
 
 # One lane: every suite on a default boot, and the stock-kernel smoke test.
@@ -86,7 +87,8 @@ kunit_lane() {
 	local K=$RWX_BUILD/mod-test/kunit
 
 	kunit_boot kunit -e "RWX_KUNIT_MODULES=$K/rwx_layout_kunit.ko \
-$K/rwx_verbs_kunit.ko $K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko"
+$K/rwx_verbs_kunit.ko $K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko \
+$K/rwx_testdev_kunit.ko $K/rwx_sig_kunit.ko"
 	if [ "$stock_ok" = 0 ]; then
 		vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
 			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \

@@ -14,7 +14,7 @@ vm_run demo "/boot/vmlinuz-$release" "$(initramfs_for "$release")" \
 	"$RWX_ROOT/tools/guest/demo.sh" 600 -e "RWX_MODDIR=$RWX_BUILD/mod-6.12"
 out=$RWX_BUILD/vm/demo
 echo
-grep -E 'rwx_demo: |^demo: ' "$out/console.log" | sed 's/^\[ *[0-9.]*\] //'
+grep -E 'rwx_(sig_)?demo: |^demo: ' "$out/console.log" | sed 's/^\[ *[0-9.]*\] //'
 echo
 if grep -q $'^fail' "$out/judgement"; then
 	awk -F'\t' '$1 == "fail" {print "demo FAILED: " $2 ": " $3}' "$out/judgement"

@@ -16,7 +16,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
-#include <rdma/rwx_loopback.h>
+#include "rwx_loopback.h"
 
 static char *addr = "192.0.2.1";
 module_param(addr, charp, 0444);
@@ -99,7 +99,7 @@ static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e
 			   enum dma_data_direction dir, int *nr_wrs)
 {
 	struct ib_qp *qp = b->conn.qp[RWX_CLIENT];
-	u32 port = b->conn.id[RWX_CLIENT]->port_num;
+	u32 port = b->conn.port_num;
 	u32 rkey = b->conn.pd->unsafe_global_rkey;
 	u64 start = ktime_get_ns(), elapsed, ops = 0;
 	struct rdma_rw_ctx ctx;

@@ -15,7 +15,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
-#include <rdma/rwx_loopback.h>
+#include "rwx_loopback.h"
 
 static char *addr = "192.0.2.1";
 module_param(addr, charp, 0444);
@@ -146,7 +146,7 @@ static bool rwx_demo_remote(struct rwx_demo *demo, u8 seed, bool fill)
 static int rwx_demo_transfer(struct rwx_demo *demo, enum dma_data_direction dir)
 {
 	struct ib_qp *qp = demo->conn.qp[RWX_CLIENT];
-	u32 port = demo->conn.id[RWX_CLIENT]->port_num;
+	u32 port = demo->conn.port_num;
 	struct rwx_loopback_wait wait;
 	struct rdma_rw_ctx ctx;
 	int ret;
@@ -182,7 +182,7 @@ static int rwx_demo_layout(struct rwx_demo *demo, enum dma_data_direction dir,
 	int ret;
 
 	rdma_rwx_qp_caps(demo->conn.qp[RWX_CLIENT],
-			 demo->conn.id[RWX_CLIENT]->port_num, &caps);
+			 demo->conn.port_num, &caps);
 	pos.nents = ib_dma_map_sg(dev, demo->sgl, RWX_DEMO_SEGS, dir);
 	if (!pos.nents)
 		return -ENOMEM;

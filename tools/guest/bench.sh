@@ -9,7 +9,7 @@ mr=${RWX_BENCH_MR:-0}
 modprobe ib_core force_mr="$mr"
 modprobe rdma_cm
 rdma_setup rxe
-insmod "$M/drivers/loopback/rwx_loopback.ko"
+insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
 insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr="$mr"
 echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1

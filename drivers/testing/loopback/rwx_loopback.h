@@ -2,6 +2,7 @@
 /*
  * rwx_loopback: two RC QPs on one RDMA device, connected to each other
  * through the in-kernel RDMA CM (so it works for RoCE and iWARP alike),
+ * or directly on a device without an address (the test device),
  * sharing one PD whose unsafe global rkey exposes any DMA address to the
  * peer.  For the KUnit suites and the demo only: an unsafe global rkey
  * has no place on a real network.  Exported in the RDMA_RWX_LOOPBACK
@@ -20,6 +21,7 @@ struct rwx_loopback_params {
 	u32 max_send_wr;
 	u32 max_send_sge;		/* clamped to the device's limit */
 	u32 max_rdma_ctxs;		/* > 0 makes core create the QP's MR pool */
+	u32 create_flags;		/* IB_QP_CREATE_*, e.g. INTEGRITY_EN */
 };
 
 enum rwx_loopback_side { RWX_CLIENT, RWX_SERVER, RWX_SIDES };
@@ -27,6 +29,7 @@ enum rwx_loopback_side { RWX_CLIENT, RWX_SERVER, RWX_SIDES };
 struct rwx_loopback {
 	struct rwx_loopback_params params;
 	struct ib_device *device;
+	u32 port_num;
 	struct ib_pd *pd;
 	struct rdma_cm_id *listen_id;
 	struct rdma_cm_id *id[RWX_SIDES];
@@ -41,6 +44,10 @@ struct rwx_loopback {
 
 int rwx_loopback_setup(struct rwx_loopback *conn,
 		       const struct rwx_loopback_params *params);
+int rwx_loopback_setup_direct(struct rwx_loopback *conn,
+			      const struct rwx_loopback_params *params,
+			      struct ib_device *device,
+			      int (*connect)(struct ib_qp *a, struct ib_qp *b));
 void rwx_loopback_teardown(struct rwx_loopback *conn);
 
 /* One signaled WR's completion, waited for synchronously. */

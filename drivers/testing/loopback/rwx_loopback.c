@@ -11,7 +11,7 @@
 #include <linux/in.h>
 #include <linux/module.h>
 
-#include <rdma/rwx_loopback.h>
+#include "rwx_loopback.h"
 
 #define RWX_LOOPBACK_CM_TIMEOUT_MS	5000
 #define RWX_LOOPBACK_WAIT		(30 * HZ)	/* TCG guests are slow */
@@ -30,45 +30,65 @@ static void rwx_loopback_fail(struct rwx_loopback *conn, int error,
 	complete(&conn->established);
 }
 
-static int rwx_loopback_create_qp(struct rwx_loopback *conn,
-				  enum rwx_loopback_side side,
-				  struct rdma_cm_id *id)
+/*
+ * The PD (on first use) and one side's CQ on @device, and that side's QP
+ * attributes: what the CM and the direct setup share.
+ */
+static int rwx_loopback_prepare_qp(struct rwx_loopback *conn,
+				   enum rwx_loopback_side side,
+				   struct ib_device *device, u32 port_num,
+				   struct ib_qp_init_attr *attr)
 {
 	const struct rwx_loopback_params *p = &conn->params;
-	struct ib_qp_init_attr attr = {};
 	struct ib_cq *cq;
 	int ret;
 
 	if (!conn->device) {
-		conn->device = id->device;
-		conn->pd = ib_alloc_pd(id->device, IB_PD_UNSAFE_GLOBAL_RKEY);
+		conn->device = device;
+		conn->port_num = port_num;
+		conn->pd = ib_alloc_pd(device, IB_PD_UNSAFE_GLOBAL_RKEY);
 		if (IS_ERR(conn->pd)) {
 			ret = PTR_ERR(conn->pd);
 			conn->pd = NULL;
 			return ret;
 		}
-	} else if (conn->device != id->device) {
+	} else if (conn->device != device) {
 		return -EXDEV;
 	}
 
-	cq = ib_alloc_cq(id->device, conn, p->max_send_wr * 2 + 16, 0,
+	cq = ib_alloc_cq(device, conn, p->max_send_wr * 2 + 16, 0,
 			 IB_POLL_SOFTIRQ);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	conn->cq[side] = cq;
 
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
-	attr.qp_type = IB_QPT_RC;
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.port_num = id->port_num;
-	attr.cap.max_send_wr = p->max_send_wr;
-	attr.cap.max_recv_wr = 16;
-	attr.cap.max_send_sge = min_t(u32, p->max_send_sge,
-				      id->device->attrs.max_send_sge);
-	attr.cap.max_recv_sge = 1;
-	attr.cap.max_rdma_ctxs = p->max_rdma_ctxs;
-	ret = rdma_create_qp(id, conn->pd, &attr);
+	memset(attr, 0, sizeof(*attr));
+	attr->send_cq = cq;
+	attr->recv_cq = cq;
+	attr->qp_type = IB_QPT_RC;
+	attr->sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr->port_num = port_num;
+	attr->cap.max_send_wr = p->max_send_wr;
+	attr->cap.max_recv_wr = 16;
+	attr->cap.max_send_sge = min_t(u32, p->max_send_sge,
+				       device->attrs.max_send_sge);
+	attr->cap.max_recv_sge = 1;
+	attr->cap.max_rdma_ctxs = p->max_rdma_ctxs;
+	attr->create_flags = p->create_flags;
+	return 0;
+}
+
+static int rwx_loopback_create_qp(struct rwx_loopback *conn,
+				  enum rwx_loopback_side side,
+				  struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr;
+	int ret;
+
+	ret = rwx_loopback_prepare_qp(conn, side, id->device, id->port_num,
+				      &attr);
+	if (!ret)
+		ret = rdma_create_qp(id, conn->pd, &attr);
 	if (ret)
 		return ret;
 	conn->qp[side] = id->qp;
@@ -230,7 +250,55 @@ int rwx_loopback_setup(struct rwx_loopback *conn,
 EXPORT_SYMBOL_NS_GPL(rwx_loopback_setup, RDMA_RWX_LOOPBACK);
 
 /**
- * rwx_loopback_teardown() - release everything rwx_loopback_setup() made
+ * rwx_loopback_setup_direct() - connect two RC QPs of a device without the CM
+ * @conn: fixture to fill in; rwx_loopback_teardown() releases it, also
+ *	after a failed setup
+ * @params: QP sizing (@params->addr is not used)
+ * @device: the device, on port 1
+ * @connect: moves the two QPs to RTS, each naming the other (for example
+ *	rwx_testdev_connect() of the test device)
+ *
+ * For devices without an address, such as the test device.
+ *
+ * Return: 0, or a negative errno (conn->error_what says which step failed).
+ */
+int rwx_loopback_setup_direct(struct rwx_loopback *conn,
+			      const struct rwx_loopback_params *params,
+			      struct ib_device *device,
+			      int (*connect)(struct ib_qp *a, struct ib_qp *b))
+{
+	struct ib_qp_init_attr attr;
+	struct ib_qp *qp;
+	int side, ret;
+
+	memset(conn, 0, sizeof(*conn));
+	conn->params = *params;
+	init_completion(&conn->established);
+	spin_lock_init(&conn->lock);
+
+	for (side = 0; side < RWX_SIDES; side++) {
+		ret = rwx_loopback_prepare_qp(conn, side, device, 1, &attr);
+		if (ret) {
+			conn->error_what = "PD or CQ";
+			return ret;
+		}
+		qp = ib_create_qp(conn->pd, &attr);
+		if (IS_ERR(qp)) {
+			conn->error_what = "ib_create_qp";
+			return PTR_ERR(qp);
+		}
+		conn->qp[side] = qp;
+	}
+	ret = connect(conn->qp[RWX_CLIENT], conn->qp[RWX_SERVER]);
+	if (ret)
+		conn->error_what = "connect";
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rwx_loopback_setup_direct, RDMA_RWX_LOOPBACK);
+
+/**
+ * rwx_loopback_teardown() - release what rwx_loopback_setup() or
+ *	rwx_loopback_setup_direct() made
  * @conn: fixture, in any state setup left it in
  */
 void rwx_loopback_teardown(struct rwx_loopback *conn)
