@@ -141,6 +141,12 @@ static int rwx_sig_demo_transfer(struct rwx_sig_demo *demo,
 	return ret;
 }
 
+/* A chain of three starts by invalidating the MR's last registration. */
+static const char *rwx_sig_demo_inv(int nr_wrs)
+{
+	return nr_wrs == 3 ? "LOCAL_INV + " : "";
+}
+
 static const char *rwx_sig_demo_err(enum ib_sig_err_type type)
 {
 	switch (type) {
@@ -169,10 +175,9 @@ static int rwx_sig_demo_run(struct rwx_sig_demo *demo)
 		return ret;
 	ok = !memcmp(demo->remote, demo->want, RWX_SIG_DEMO_WIRE) &&
 	     !st.fail_status;
-	pr_info("rwx_sig_demo: %s WRITE, T10-DIF CRC in memory and on the wire, %u B blocks: %u data + %u PI bytes from %u segments and a PI list -> %u wire bytes, %d WRs (REG_MR_INTEGRITY + RDMA WRITE%s); wire image %s, PI checks %s\n",
+	pr_info("rwx_sig_demo: %s WRITE, T10-DIF CRC in memory and on the wire, %u B blocks: %u data + %u PI bytes from %u segments and a PI list -> %u wire bytes, %d WRs (%sREG_MR_INTEGRITY + RDMA WRITE); wire image %s, PI checks %s\n",
 		dev, RWX_SIG_DEMO_BLOCK, RWX_SIG_DEMO_DATA, RWX_SIG_DEMO_PROT,
-		RWX_SIG_DEMO_SEGS, RWX_SIG_DEMO_WIRE, nr,
-		nr == 3 ? ", after LOCAL_INV" : "",
+		RWX_SIG_DEMO_SEGS, RWX_SIG_DEMO_WIRE, nr, rwx_sig_demo_inv(nr),
 		ok ? "verified" : "MISMATCH",
 		st.fail_status ? "FAILED" : "passed");
 	if (!ok)
@@ -185,8 +190,9 @@ static int rwx_sig_demo_run(struct rwx_sig_demo *demo)
 	if (ret)
 		return ret;
 	ok = rwx_sig_demo_check_local(demo) && !st.fail_status;
-	pr_info("rwx_sig_demo: %s READ: %u wire bytes -> data and PI in memory, %d WRs; data and PI %s, PI checks %s\n",
-		dev, RWX_SIG_DEMO_WIRE, nr, ok ? "verified" : "MISMATCH",
+	pr_info("rwx_sig_demo: %s READ: %u wire bytes -> data and PI in memory, %d WRs (%sREG_MR_INTEGRITY + RDMA READ); data and PI %s, PI checks %s\n",
+		dev, RWX_SIG_DEMO_WIRE, nr, rwx_sig_demo_inv(nr),
+		ok ? "verified" : "MISMATCH",
 		st.fail_status ? "FAILED" : "passed");
 	if (!ok)
 		return -EIO;
