@@ -15,18 +15,17 @@
  */
 
 #include <kunit/test.h>
-#include <linux/crc-t10dif.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/t10-pi.h>
-#include <net/checksum.h>
 #include <rdma/mr_pool.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
 #include "rwx_loopback.h"
 #include <rdma/signature.h>
+#include "rwx_t10_oracle.h"
 #include "rwx_testdev.h"
 
 #define RWX_SIG_BUF_ORDER	5	/* 128 KiB per buffer */
@@ -108,36 +107,6 @@ static void rwx_sig_case_desc(const struct rwx_sig_case *c, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(rwx_sig_case, rwx_sig_cases, rwx_sig_case_desc);
-
-/* CRC-16/T10-DIF (polynomial 0x8bb7), bit by bit: the test's own oracle. */
-static u16 rwx_sig_crc(u16 crc, const u8 *p, size_t len)
-{
-	int bit;
-
-	while (len--) {
-		crc ^= (u16)*p++ << 8;
-		for (bit = 0; bit < 8; bit++)
-			crc = crc & 0x8000 ? (crc << 1) ^ 0x8bb7 : crc << 1;
-	}
-	return crc;
-}
-
-/* The guard of one block, as T10 defines it for the domain. */
-static u16 rwx_sig_guard(const struct ib_t10_dif_domain *dif, const u8 *data)
-{
-	if (dif->bg_type == IB_T10DIF_CSUM)	/* the kernel's t10-pi IP guard */
-		return be16_to_cpu((__force __be16)ip_compute_csum(data,
-								   dif->pi_interval));
-	return rwx_sig_crc(dif->bg, data, dif->pi_interval);
-}
-
-static void rwx_sig_tuple(const struct ib_t10_dif_domain *dif, const u8 *data,
-			  u32 block, struct t10_pi_tuple *pi)
-{
-	pi->guard_tag = cpu_to_be16(rwx_sig_guard(dif, data));
-	pi->app_tag = cpu_to_be16(dif->app_tag);
-	pi->ref_tag = cpu_to_be32(dif->ref_tag + (dif->ref_remap ? block : 0));
-}
 
 static void rwx_sig_domain(struct ib_sig_domain *domain,
 			   enum ib_signature_type type,
@@ -244,7 +213,7 @@ static u32 rwx_sig_image(struct rwx_sig_env *env, const struct rwx_sig_case *c,
 		memcpy(p, block, c->interval);
 		p += c->interval;
 		if (rwx_sig_has_pi(domain->sig_type)) {
-			rwx_sig_tuple(&domain->sig.dif, block, i,
+			rwx_t10_tuple(&domain->sig.dif, block, i,
 				      (struct t10_pi_tuple *)p);
 			p += RWX_SIG_PI_SIZE;
 		}
@@ -267,7 +236,7 @@ static void rwx_sig_fill_local(struct rwx_sig_env *env,
 	}
 	memcpy(data, env->blocks, c->blocks * c->interval);
 	for (i = 0; i < c->blocks; i++)
-		rwx_sig_tuple(dif, env->blocks + i * c->interval, i,
+		rwx_t10_tuple(dif, env->blocks + i * c->interval, i,
 			      (struct t10_pi_tuple *)prot + i);
 }
 
@@ -292,7 +261,7 @@ static void rwx_sig_expect_local(struct kunit *test,
 		struct t10_pi_tuple want;
 		const void *got = env->prot + c->prot_lead + i * RWX_SIG_PI_SIZE;
 
-		rwx_sig_tuple(&attrs->mem.sig.dif, env->blocks + i * c->interval,
+		rwx_t10_tuple(&attrs->mem.sig.dif, env->blocks + i * c->interval,
 			      i, &want);
 		KUNIT_EXPECT_MEMEQ_MSG(test, got, &want, RWX_SIG_PI_SIZE,
 				       "%s READ: PI of block %u", c->name, i);
@@ -606,11 +575,11 @@ static u32 rwx_sig_damage(const struct rwx_sig_case *c,
 	case RWX_SIG_DATA:
 		data[c->interval / 2] ^= 0x20;
 		*actual = be16_to_cpu(pi->guard_tag);
-		return rwx_sig_guard(dif, data);
+		return rwx_t10_guard(dif, data);
 	case RWX_SIG_GUARD:
 		pi->guard_tag ^= cpu_to_be16(0x0100);
 		*actual = be16_to_cpu(pi->guard_tag);
-		return rwx_sig_guard(dif, data);
+		return rwx_t10_guard(dif, data);
 	case RWX_SIG_REF:
 		*actual = be32_to_cpu(pi->ref_tag) + 1;
 		pi->ref_tag = cpu_to_be32(*actual);
@@ -1212,16 +1181,10 @@ static void rwx_sig_sizing(struct kunit *test)
 	rwx_testdev_destroy(plain);
 }
 
-/* The test's own CRC agrees with the T10-DIF check value and the kernel. */
+/* The T10-DIF oracle agrees with the check value and with the kernel. */
 static void rwx_sig_crc_oracle(struct kunit *test)
 {
-	static const u8 check[] = "123456789";
-	u8 buf[512];
-
-	KUNIT_EXPECT_EQ(test, rwx_sig_crc(0, check, 9), 0xd0db);
-	get_random_bytes(buf, sizeof(buf));
-	KUNIT_EXPECT_EQ(test, rwx_sig_crc(0, buf, sizeof(buf)),
-			crc_t10dif(buf, sizeof(buf)));
+	rwx_t10_oracle_check(test);
 }
 
 static struct kunit_case rwx_sig_test_cases[] = {

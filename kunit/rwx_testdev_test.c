@@ -16,17 +16,16 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/crc-t10dif.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/t10-pi.h>
-#include <net/checksum.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 #include <rdma/signature.h>
+#include "rwx_t10_oracle.h"
 #include "rwx_testdev.h"
 
 #define RWX_TDT_BUF_ORDER	3		/* 32 KiB per buffer */
@@ -1491,60 +1490,10 @@ static void rwx_tdt_rw_mr(struct kunit *test)
 
 /* Integrity: PI computed here, independently of the device. */
 
-/* CRC-16/T10-DIF (polynomial 0x8bb7), bit by bit. */
-static u16 rwx_tdt_crc(u16 crc, const u8 *p, size_t len)
-{
-	int bit;
-
-	while (len--) {
-		crc ^= (u16)*p++ << 8;
-		for (bit = 0; bit < 8; bit++)
-			crc = crc & 0x8000 ? (crc << 1) ^ 0x8bb7 : crc << 1;
-	}
-	return crc;
-}
-
-/* The IP checksum as a big-endian number: one's complement sum of words. */
-static u16 rwx_tdt_csum(const u8 *p, size_t len)
-{
-	u32 sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (u32)p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
-
-static u16 rwx_tdt_guard(const struct ib_t10_dif_domain *dif, const u8 *data)
-{
-	if (dif->bg_type == IB_T10DIF_CSUM)
-		return rwx_tdt_csum(data, dif->pi_interval);
-	return rwx_tdt_crc(dif->bg, data, dif->pi_interval);
-}
-
-static void rwx_tdt_tuple(const struct ib_t10_dif_domain *dif, const u8 *data,
-			  u32 block, struct t10_pi_tuple *pi)
-{
-	pi->guard_tag = cpu_to_be16(rwx_tdt_guard(dif, data));
-	pi->app_tag = cpu_to_be16(dif->app_tag);
-	pi->ref_tag = cpu_to_be32(dif->ref_tag + (dif->ref_remap ? block : 0));
-}
-
 /* Both oracles agree with the T10-DIF check value and with the kernel. */
 static void rwx_tdt_pi_oracle(struct kunit *test)
 {
-	static const u8 check[] = "123456789";
-	u8 *buf;
-
-	buf = kunit_kmalloc(test, 512, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_crc(0, check, 9), 0xd0db);
-	get_random_bytes(buf, 512);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_crc(0, buf, 512), crc_t10dif(buf, 512));
-	KUNIT_EXPECT_EQ(test, rwx_tdt_csum(buf, 512),
-			be16_to_cpu((__force __be16)ip_compute_csum(buf, 512)));
+	rwx_t10_oracle_check(test);
 }
 
 struct rwx_tdt_pi_case {
@@ -1633,7 +1582,7 @@ static u32 rwx_tdt_image(const struct rwx_tdt_pi_case *c, const u8 *blocks,
 		memcpy(p, blocks + i * c->interval, c->interval);
 		p += c->interval;
 		if (rwx_tdt_has_pi(domain->sig_type)) {
-			rwx_tdt_tuple(&domain->sig.dif, blocks + i * c->interval,
+			rwx_t10_tuple(&domain->sig.dif, blocks + i * c->interval,
 				      i, (struct t10_pi_tuple *)p);
 			p += RWX_TDT_PI;
 		}
@@ -1734,7 +1683,7 @@ static void rwx_tdt_pi_fill(struct rwx_tdt_env *env,
 	}
 	memcpy(data, blocks, c->blocks * c->interval);
 	for (i = 0; i < c->blocks; i++)
-		rwx_tdt_tuple(&attrs->mem.sig.dif, blocks + i * c->interval, i,
+		rwx_t10_tuple(&attrs->mem.sig.dif, blocks + i * c->interval, i,
 			      (struct t10_pi_tuple *)(env->local +
 						      RWX_TDT_META_OFF) + i);
 }
@@ -1801,7 +1750,7 @@ static void rwx_tdt_pi_data(struct kunit *test)
 		for (i = 0; i < c->blocks; i++) {
 			struct t10_pi_tuple want;
 
-			rwx_tdt_tuple(&attrs.mem.sig.dif,
+			rwx_t10_tuple(&attrs.mem.sig.dif,
 				      blocks + i * c->interval, i, &want);
 			KUNIT_EXPECT_MEMEQ_MSG(test, env->local +
 					       RWX_TDT_META_OFF + i * RWX_TDT_PI,
@@ -1838,11 +1787,11 @@ static u32 rwx_tdt_damage(const struct rwx_tdt_pi_case *c,
 	case RWX_TDT_DATA:
 		data[7] ^= 0x10;
 		*actual = be16_to_cpu(pi->guard_tag);
-		return rwx_tdt_guard(dif, data);
+		return rwx_t10_guard(dif, data);
 	case RWX_TDT_GUARD:
 		pi->guard_tag ^= cpu_to_be16(0x0001);
 		*actual = be16_to_cpu(pi->guard_tag);
-		return rwx_tdt_guard(dif, data);
+		return rwx_t10_guard(dif, data);
 	case RWX_TDT_REF:
 	case RWX_TDT_UNCHECKED:
 		*actual = be32_to_cpu(pi->ref_tag) + 1;
@@ -2129,7 +2078,7 @@ static void rwx_tdt_pi_rw(struct kunit *test)
 	for (round = 0; round < 2; round++) {	/* the second invalidates */
 		get_random_bytes(blocks, c.blocks * c.interval);
 		for (i = 0; i < c.blocks; i++)
-			rwx_tdt_tuple(&attrs.mem.sig.dif,
+			rwx_t10_tuple(&attrs.mem.sig.dif,
 				      blocks + i * c.interval, i,
 				      (struct t10_pi_tuple *)pi + i);
 		sg_init_one(&sg, blocks, c.blocks * c.interval);
