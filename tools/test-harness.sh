@@ -115,6 +115,7 @@ interrupt_test() {
 
 vm_tests() {
 	local M=$RWX_BUILD/mod-test/kunit/selftest bz=$KBUILD/arch/x86/boot/bzImage rc
+	local E=$RWX_BUILD/mod-test
 	local quick=(-a kmemleak=off -e RWX_RDMA=0 -e RWX_KMEMLEAK=0)
 
 	VM_KTAP=1 vm_run selftest-kunit-fail "$bz" "$TEST_INITRD" \
@@ -134,6 +135,20 @@ vm_tests() {
 	rc=$?
 	expect_vm_judgement selftest-warn 1 \
 		$'^fail\tselftest-warn: no kernel splat\tkernel WARNING: WARNING: CPU: [0-9]+ PID: [0-9]+ at .*rwx_selftest_warn' "$rc"
+
+	# A QP destroyed before its context: the kernel's own check must fire.
+	VM_KTAP=1 vm_run selftest-qp-first "$bz" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/kunit-run.sh" 300 "${quick[@]}" \
+		-e "RWX_ENGINE_MODULE=$E/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_SUPPORT_MODULES=$E/drivers/testing/testdev/rwx_testdev.ko" \
+		-e "RWX_KUNIT_MODULES=$M/rwx_selftest_qp_first.ko"
+	rc=$?
+	expect_vm_judgement selftest-qp-first 1 \
+		$'^fail\tselftest-qp-first: no kernel splat\tkernel WARNING: WARNING: CPU: [0-9]+ PID: [0-9]+ at drivers/infiniband/core/verbs.c' "$rc"
+	grep -q "rwx_selftest_qp_first: context holds 1 MR(s)" \
+		"$RWX_BUILD/vm/selftest-qp-first/console.log" &&
+		pass "selftest-qp-first: the context held an MR when its QP went" ||
+		fail "selftest-qp-first: the context held an MR when its QP went"
 
 	# Debian's kernel boots in seconds: the hang and kill tests use it.
 	vm_run selftest-hang "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/hang.sh" 30
