@@ -23,8 +23,8 @@ static const struct rwx_testdev_caps rwx_selftest_caps = {
 	.max_fast_reg_page_list_len = 16,
 };
 
-static int rwx_selftest_qp_first(struct ib_device *dev, struct ib_pd *pd,
-				 struct ib_cq *cq, struct scatterlist *sg)
+static int rwx_selftest_break_order(struct ib_device *dev, struct ib_pd *pd,
+				    struct ib_cq *cq, struct scatterlist *sg)
 {
 	struct ib_qp_init_attr attr = {
 		.send_cq = cq,
@@ -84,7 +84,7 @@ static int __init rwx_selftest_qp_first_init(void)
 		cq = ib_alloc_cq(dev, NULL, 16, 0, IB_POLL_DIRECT);
 		ret = PTR_ERR_OR_ZERO(cq);
 		if (!ret) {
-			ret = rwx_selftest_qp_first(dev, pd, cq, &sg);
+			ret = rwx_selftest_break_order(dev, pd, cq, &sg);
 			ib_free_cq(cq);
 		}
 		ib_dealloc_pd(pd);
