@@ -365,6 +365,17 @@ static void rwx_diff_check_split(struct kunit *test, u32 n, u32 nents,
 				      n);
 		KUNIT_EXPECT_GT_MSG(test, nr, RWX_DIFF_POOL,
 				    "case %u: SGE fallback with enough MRs", n);
+		/* READs of the PD's DMA lkey, each within the SGE limit. */
+		for (i = 0; i < o->nr_wrs; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, o->wr[i].opcode, IB_WR_RDMA_READ,
+					    "case %u WR %u", n, i);
+			KUNIT_EXPECT_LE_MSG(test, o->wr[i].num_sge,
+					    caps.max_read_sge, "case %u WR %u",
+					    n, i);
+		}
+		for (i = 0; i < o->nr_sges; i++)
+			KUNIT_EXPECT_TRUE_MSG(test, o->sge[i].dma_lkey,
+					      "case %u SGE %u", n, i);
 		ctx->pool_short++;
 		return;
 	}

@@ -435,6 +435,7 @@ static int rwx_sig_move(struct kunit *test, struct ib_sig_attrs *attrs,
 			enum dma_data_direction dir, struct ib_mr_status *st)
 {
 	struct rwx_sig_env *env = test->priv;
+	struct ib_mr_status again;
 	struct rwx_loopback_wait wait;
 	struct rdma_rw_ctx rw;
 	int nr_wrs, ret;
@@ -454,6 +455,11 @@ static int rwx_sig_move(struct kunit *test, struct ib_sig_attrs *attrs,
 	KUNIT_EXPECT_EQ(test, posted, (u32)nr_wrs);
 	KUNIT_EXPECT_EQ(test, ib_check_mr_status(rw.reg->mr,
 						 IB_MR_CHECK_SIG_STATUS, st), 0);
+	/* Reading the status clears it. */
+	KUNIT_EXPECT_EQ(test, ib_check_mr_status(rw.reg->mr,
+						 IB_MR_CHECK_SIG_STATUS, &again),
+			0);
+	KUNIT_EXPECT_EQ(test, again.fail_status, 0);
 	rwx_sig_ctx_destroy(env, &rw, dir);
 	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
 	return ret ?: nr_wrs;
@@ -628,7 +634,7 @@ static void rwx_sig_expect_error(struct kunit *test,
  * Damaged PI, found where a HCA finds it: on a READ in the wire image the
  * peer sends, on a WRITE (pass) in the local memory image.  The data still
  * moves; ib_check_mr_status() names the block, and a second look finds
- * the error cleared.
+ * the error cleared (rwx_sig_move()).
  */
 static void rwx_sig_errors(struct kunit *test)
 {
@@ -726,6 +732,7 @@ static void rwx_sig_diff(struct kunit *test)
 	const struct rwx_sig_case *c = test->param_value;
 	struct rwx_sig_env *env = test->priv;
 	struct rwx_testdev_wr_rec *ref;
+	struct ib_mr_status st;
 	struct rwx_loopback_wait wait;
 	struct ib_sig_attrs attrs;
 	struct ib_send_wr *first;
@@ -763,6 +770,11 @@ static void rwx_sig_diff(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, rwx_loopback_wait_for(&wait), 0);
 		posted = rwx_testdev_record_stop(env->tdev, ref, RWX_SIG_RECS);
 		KUNIT_EXPECT_EQ(test, posted, (u32)nr_ref);
+		/* As a ULP does, before the MR goes back to the pool. */
+		KUNIT_EXPECT_EQ(test, ib_check_mr_status(rw.reg->mr,
+							 IB_MR_CHECK_SIG_STATUS,
+							 &st), 0);
+		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
 		rdma_rw_ctx_destroy_signature(&rw, env->qp, 1, env->data_sg,
 					      env->data_nents, rwx_sig_prot(env),
 					      env->prot_nents, dir);
@@ -788,6 +800,10 @@ static void rwx_sig_diff(struct kunit *test)
 		posted = rwx_testdev_record_stop(env->tdev, env->recs,
 						 RWX_SIG_RECS);
 		KUNIT_EXPECT_EQ(test, posted, (u32)nr);
+		KUNIT_EXPECT_EQ(test, ib_check_mr_status(rw.reg->mr,
+							 IB_MR_CHECK_SIG_STATUS,
+							 &st), 0);
+		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
 		rwx_sig_ctx_destroy(env, &rw, dir);
 		/* The rest of the chains is the same, WR for WR. */
 		ref_inv = rwx_sig_expect_inv(test, ref, nr_ref);
@@ -938,6 +954,8 @@ static void rwx_sig_pool(struct kunit *test)
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, RWX_SIG_CTXS);
 	/* The plain pool is another: its MRs are all there. */
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&env->qp->rdma_mrs),
+			(size_t)RWX_SIG_CTXS);
 	for (i = 0; i < RWX_SIG_CTXS; i++)
 		rwx_sig_ctx_destroy(env, &held[i], DMA_TO_DEVICE);
 	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
@@ -964,8 +982,22 @@ static void rwx_sig_faults(struct kunit *test)
 	static const enum rwx_testdev_fault map_faults[] = {
 		RWX_TESTDEV_FAULT_MAP_FAIL, RWX_TESTDEV_FAULT_MAP_SHORT,
 	};
-	/* Free MR: REG, WRITE; then valid: INV, REG, WRITE. */
-	static const u32 post_faults[] = { 1, 2, 1, 2, 3 };
+	/*
+	 * The MR's state, the chain it gets, where the post fails, and
+	 * whether a full transfer follows (it leaves the MR valid):
+	 * free, REG fails; valid, REG fails after the LOCAL_INV (so free
+	 * again); free, the WRITE fails after the REG (mlx5 would then
+	 * refuse the next REG until the MR's status is read); valid, the
+	 * LOCAL_INV fails; valid, the WRITE fails.
+	 */
+	static const struct {
+		int chain;
+		u32 nth;
+		bool move;
+	} post_faults[] = {
+		{ 2, 1, true }, { 3, 2, false }, { 2, 2, true }, { 3, 1, true },
+		{ 3, 3, true },
+	};
 	struct rwx_sig_env *env = test->priv;
 	struct rwx_loopback_wait wait;
 	struct ib_sig_attrs attrs;
@@ -993,9 +1025,9 @@ static void rwx_sig_faults(struct kunit *test)
 	 * next context, moving data through it, proves.
 	 */
 	for (i = 0; i < ARRAY_SIZE(post_faults); i++) {
-		nth = post_faults[i];
+		nth = post_faults[i].nth;
 		ret = rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE);
-		KUNIT_ASSERT_GT(test, ret, 0);
+		KUNIT_ASSERT_EQ_MSG(test, ret, post_faults[i].chain, "step %u", i);
 		rwx_loopback_wait_init(&wait);
 		rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_POST_SEND, nth);
 		KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_ctx_post(&rw, env->qp, 1,
@@ -1008,6 +1040,8 @@ static void rwx_sig_faults(struct kunit *test)
 		rwx_testdev_flush(env->tdev);	/* what was posted has run */
 		rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);
 		KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+		if (!post_faults[i].move)
+			continue;
 
 		rwx_sig_fill_local(env, &c, &attrs);
 		memset(env->remote, 0, RWX_SIG_BUF_LEN);
@@ -1144,13 +1178,16 @@ static void rwx_sig_destroy_mismatch(struct kunit *test)
 }
 
 /*
- * Sizing with integrity: the PI page list sizes MRs, every context may
- * register, and a device without integrity handover is told so up front.
+ * Sizing with integrity: the PI page list sizes MRs where contexts may
+ * register, every context counts its REG and LOCAL_INV WRs, and a device
+ * without integrity handover is told so up front.
  */
 static void rwx_sig_sizing(struct kunit *test)
 {
 	const u32 integrity = IB_QP_CREATE_INTEGRITY_EN;
 	struct rwx_testdev_caps caps = rwx_sig_caps;
+	struct rdma_rwx_caps qcaps;
+	u32 per_op;
 	struct rwx_sig_env *env = test->priv;
 	struct ib_qp_init_attr attr = {
 		.cap.max_send_wr = 8,
@@ -1160,13 +1197,20 @@ static void rwx_sig_sizing(struct kunit *test)
 	struct rwx_testdev *plain;
 
 	rwx_sig_ready(test);
+	/*
+	 * An InfiniBand device without max_sgl_rd: plain contexts take the
+	 * SGE path (READ WRs of max_sge_rd SGEs) unless force_mr, and then
+	 * the integrity QP's MRs map the PI page list.
+	 */
+	rdma_rwx_qp_caps(env->qp, 1, &qcaps);
+	per_op = qcaps.force_mr ? RWX_SIG_PI_PAGES : rwx_sig_caps.max_sge_rd;
 	KUNIT_EXPECT_EQ(test, rdma_rwx_qp_mr_factor(env->dev, 1, 64, integrity),
-			64 / RWX_SIG_PI_PAGES);
+			64 / per_op);
 	KUNIT_EXPECT_EQ(test, rdma_rwx_qp_mr_factor(env->dev, 1, 65, integrity),
-			64 / RWX_SIG_PI_PAGES + 1);
-	/* No MR preference without integrity: READ WRs of max_sge_rd SGEs. */
-	KUNIT_EXPECT_EQ(test, rdma_rwx_mr_factor(env->dev, 1, 64),
-			64 / rwx_sig_caps.max_sge_rd);
+			64 / per_op + 1);
+	if (!qcaps.force_mr)
+		KUNIT_EXPECT_EQ(test, rdma_rwx_mr_factor(env->dev, 1, 64),
+				64 / rwx_sig_caps.max_sge_rd);
 	KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(env->dev, 1, 5, integrity),
 			15U);
 	KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(env->dev, 1, 5, 0), 5U);

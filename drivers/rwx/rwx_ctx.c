@@ -512,9 +512,13 @@ static void rdma_rwx_unpost(struct rdma_rw_ctx *ctx,
  *
  * Posts what rdma_rwx_ctx_wrs() returns, in one ib_post_send().  When
  * that fails part-way, the MRs the device did not register keep the keys
- * and state the device knows them by, so the context can be destroyed and
- * its MRs used again by the next (ib_core leaves them bumped, and the
- * next LOCAL_INV names a key the device never had).
+ * and state the device knows them by, so that once the context is
+ * destroyed the next context to take them invalidates the right key
+ * (ib_core leaves them bumped, and the next LOCAL_INV names a key the
+ * device never had).  The WRs before the failing one were posted,
+ * unsignaled, and may still run: drain the QP (or wait for a later
+ * signaled WR to complete) before destroying the context.  A ULP that
+ * posts the chain of rdma_rwx_ctx_wrs() itself gets no such repair.
  *
  * Return: 0; -EINVAL when @ctx is not a live context, its MR chain was
  * already handed out, or neither @cqe nor @chain_wr is given; or the error
@@ -533,6 +537,7 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	first = rdma_rwx_ctx_wrs(ctx, qp, port_num, cqe, chain_wr);
 	if (!first)
 		return -EINVAL;
+	bad_wr = first;		/* drivers that refuse a whole post may not set it */
 	ret = ib_post_send(qp, first, &bad_wr);
 	if (ret && (ctx->type == RDMA_RWX_CTX_MR_BUILT ||
 		    ctx->type == RDMA_RWX_CTX_SIG_BUILT))

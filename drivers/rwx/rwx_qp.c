@@ -23,10 +23,11 @@ static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
  * @maxpages: payload pages one context moves at most
  * @create_flags: the QP's create flags (%IB_QP_CREATE_INTEGRITY_EN counts)
  *
- * As rdma_rwx_mr_factor(), for the QP the ULP will create: the MRs of a
- * QP with integrity enabled (its plain pool and its signature pool alike)
- * map the device's max_pi_fast_reg_page_list_len pages, which may be
- * fewer than other MRs map.
+ * As rdma_rwx_mr_factor(), for the QP the ULP will create: where
+ * contexts may take the MR path, the MRs of a QP with integrity enabled
+ * (its plain pool and its signature pool alike) map the device's
+ * max_pi_fast_reg_page_list_len pages, which may be fewer than other MRs
+ * map.  A signature context always needs one MR.
  *
  * Return: the number of MRs (on the MR path) or READ WRs (on the SGE
  * path) needed to move @maxpages pages.
@@ -36,14 +37,14 @@ unsigned int rdma_rwx_qp_mr_factor(struct ib_device *device, u32 port_num,
 {
 	u32 per_mr;
 
-	if (create_flags & IB_QP_CREATE_INTEGRITY_EN)
+	if (!rdma_rwx_may_use_mr(device, port_num))
+		per_mr = device->attrs.max_sge_rd;
+	else if (create_flags & IB_QP_CREATE_INTEGRITY_EN)
 		per_mr = min_t(u32, device->attrs.max_pi_fast_reg_page_list_len,
 			       RDMA_RWX_MAX_MR_PAGES);
-	else if (rdma_rwx_may_use_mr(device, port_num))
+	else
 		per_mr = min_t(u32, device->attrs.max_fast_reg_page_list_len,
 			       RDMA_RWX_MAX_MR_PAGES);
-	else
-		per_mr = device->attrs.max_sge_rd;
 	per_mr = max_t(u32, per_mr, 1);
 	/* Rounded up without DIV_ROUND_UP, which overflows near UINT_MAX. */
 	return maxpages / per_mr + !!(maxpages % per_mr);

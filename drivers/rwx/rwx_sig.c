@@ -217,7 +217,9 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_signature_init, RDMA_RWX);
  * @dir: direction, as passed at init
  *
  * Returns the integrity MR to the QP's signature pool, frees the context's
- * WRs and unmaps both lists.  The context is marked dead: a second
+ * WRs and unmaps both lists.  Once its chain was handed out, the MR's
+ * signature status is read (and so cleared) first: check it before
+ * destroying the context.  The context is marked dead: a second
  * destroy does nothing.  A context that is not a live signature context
  * (a plain one, or a dead one) is left alone; a plain context is released
  * with rdma_rwx_ctx_destroy(), which in turn leaves signature contexts
@@ -228,6 +230,7 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    u32 sg_cnt, struct scatterlist *prot_sg,
 				    u32 prot_sg_cnt, enum dma_data_direction dir)
 {
+	struct ib_mr_status st;
 	struct ib_device *dev;
 
 	if (!ctx || !qp || !sg ||
@@ -236,6 +239,14 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return;
 
 	dev = qp->pd->device;
+	/*
+	 * mlx5 refuses to register an integrity MR again until its status
+	 * was read since the last registration; a ULP reads it only after a
+	 * successful transfer.  Read it here, so that an MR whose chain
+	 * failed, or was posted only in part, does not block its pool.
+	 */
+	if (ctx->type == RDMA_RWX_CTX_SIG_BUILT)
+		ib_check_mr_status(ctx->reg->mr, IB_MR_CHECK_SIG_STATUS, &st);
 	ib_mr_pool_put(qp, &qp->sig_mrs, ctx->reg->mr);
 	kfree(ctx->reg);
 	ctx->type = RDMA_RWX_CTX_DEAD;

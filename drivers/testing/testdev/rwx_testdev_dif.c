@@ -17,11 +17,16 @@
  *  - memory NONE: the data list holds D = n * I bytes, no meta list.
  *
  * The MR then describes the protected region as interleaved data and PI,
- * zero-based (as mlx5 does): mr->iova = 0, sig_attrs->meta_length = n * 8
+ * zero-based: mr->iova = 0 (as on mlx5), sig_attrs->meta_length = n * 8
  * and mr->length = D + n * 8.  The wire image of a transfer is the whole
  * region when the wire domain is T10-DIF, and D bytes (the data alone)
  * when it is NONE: mr->length - meta_length, which is what ib_core's
- * rdma_rw_ctx_signature_init() posts.  map_mr_sg_pi() returns -ENOMEM
+ * rdma_rw_ctx_signature_init() posts.  This is the device's own model:
+ * mlx5 reports meta_length as the bytes of the protection list (0 without
+ * one) and mr->length as data list plus protection list, so for memory
+ * NONE (insert) and for interleaved memory PI the length ib_core and the
+ * engine post differ between the two devices; the engine only takes the
+ * driver's figures, like ib_core.  map_mr_sg_pi() returns -ENOMEM
  * when a list does not fit the MR or the data is not a whole number of
  * intervals, -EINVAL for attributes that are malformed (neither domain
  * T10-DIF, an interval or guard type T10 does not define, intervals that

@@ -727,8 +727,8 @@ static void rwx_td_exec_swqe(struct rwx_testdev *tdev,
 	enum ib_qp_state state;
 	enum ib_wc_status st;
 	unsigned long flags;
+	bool failed, completes;
 	struct ib_wc wc;
-	bool failed;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	state = qp->state;
@@ -743,18 +743,24 @@ static void rwx_td_exec_swqe(struct rwx_testdev *tdev,
 	else
 		st = rwx_td_execute(&ex);
 	failed = st != IB_WC_SUCCESS && st != IB_WC_WR_FLUSH_ERR;
+	completes = st != IB_WC_SUCCESS ||
+		    (swqe->send_flags & IB_SEND_SIGNALED) || qp->sig_all;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	qp->sq_used--;
 	state = qp->state;
+	if (state != IB_QPS_RESET) {	/* else reset freed the slots */
+		if (completes) {
+			qp->sq_used -= qp->sq_unsignaled + 1;
+			qp->sq_unsignaled = 0;
+		} else {
+			qp->sq_unsignaled++;
+		}
+	}
 	if (failed && state != IB_QPS_RESET)
 		qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
-	if (state == IB_QPS_RESET)
-		return;
-	if (st == IB_WC_SUCCESS && !(swqe->send_flags & IB_SEND_SIGNALED) &&
-	    !qp->sig_all)
+	if (state == IB_QPS_RESET || !completes)
 		return;
 
 	memset(&wc, 0, sizeof(wc));

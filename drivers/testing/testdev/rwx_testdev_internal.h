@@ -99,9 +99,11 @@ enum rwx_td_mr_kind {
  * @reg_meta: the protection page list the registration took (executor)
  * @reg_sig: the signature attributes the registration took (executor)
  * @reg_pi: their layout (executor)
- * @lock: protects @sig_err_set and @sig_err
+ * @lock: protects @sig_err_set, @sig_err and @sig_status_read
  * @sig_err_set: a signature error is waiting for check_mr_status
  * @sig_err: the first signature error since the last check
+ * @sig_status_read: check_mr_status ran since the last REG_MR_INTEGRITY
+ *	was posted; as on mlx5, another one is refused at post until it has
  */
 struct rwx_td_mr {
 	struct ib_mr ibmr;
@@ -121,6 +123,7 @@ struct rwx_td_mr {
 	spinlock_t lock;		/* sig_err_set, sig_err */
 	bool sig_err_set;
 	struct ib_sig_err sig_err;
+	bool sig_status_read;
 };
 
 /**
@@ -173,7 +176,11 @@ struct rwx_td_cq {
  * @rnr_retry: RNR retry count
  * @sq_psn: send PSN
  * @rq_psn: receive PSN
- * @sq_used: send WRs posted and not yet executed
+ * @sq_used: send queue slots in use: WRs posted and not yet executed,
+ *	and executed ones no completion has covered yet
+ * @sq_unsignaled: executed unsignaled WRs whose slots wait for the next
+ *	completion of the QP (as on hardware, which frees send queue
+ *	slots only as completions report them)
  * @rq: posted receive WRs (struct rwx_td_rwqe), oldest first
  * @rq_used: entries in @rq
  */
@@ -199,6 +206,7 @@ struct rwx_td_qp {
 	u32 sq_psn;
 	u32 rq_psn;
 	u32 sq_used;
+	u32 sq_unsignaled;
 	struct list_head rq;
 	u32 rq_used;
 };

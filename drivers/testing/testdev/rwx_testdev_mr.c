@@ -65,6 +65,7 @@ static struct rwx_td_mr *rwx_td_mr_new(struct ib_pd *pd,
 	mr->tdev = tdev;
 	mr->kind = kind;
 	spin_lock_init(&mr->lock);
+	mr->sig_status_read = true;
 	if (rwx_td_map_init(&mr->map, max_pages) ||
 	    rwx_td_map_init(&mr->reg, max_pages) ||
 	    rwx_td_map_init(&mr->meta_map, max_meta_pages) ||
@@ -329,6 +330,7 @@ int rwx_td_check_mr_status(struct ib_mr *ibmr, u32 check_mask,
 	if (!(check_mask & IB_MR_CHECK_SIG_STATUS))
 		return 0;
 	spin_lock_irqsave(&mr->lock, flags);
+	mr->sig_status_read = true;
 	if (mr->sig_err_set) {
 		status->fail_status |= IB_MR_CHECK_SIG_STATUS;
 		status->sig_err = mr->sig_err;

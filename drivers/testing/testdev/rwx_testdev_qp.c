@@ -299,7 +299,9 @@ int rwx_td_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	qp->state = next;
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
 		/* Dropped without completions, as a reset does. */
-		qp->sq_used -= rwx_td_take_sq(qp, &swqes);
+		rwx_td_take_sq(qp, &swqes);
+		qp->sq_used = 0;
+		qp->sq_unsignaled = 0;
 		list_splice_init(&qp->rq, &rwqes);
 		qp->rq_used = 0;
 	}
@@ -367,7 +369,9 @@ int rwx_td_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = IB_QPS_RESET;
-	qp->sq_used -= rwx_td_take_sq(qp, &swqes);
+	rwx_td_take_sq(qp, &swqes);
+	qp->sq_used = 0;
+	qp->sq_unsignaled = 0;
 	spin_unlock_irqrestore(&qp->lock, flags);
 	xa_erase(&tdev->qps, ibqp->qp_num);
 
@@ -397,6 +401,35 @@ void rwx_td_qp_set_error(struct rwx_td_qp *qp)
 
 #define RWX_TD_SEND_FLAGS	(IB_SEND_SIGNALED | IB_SEND_SOLICITED | \
 				 IB_SEND_FENCE)
+
+/*
+ * mlx5 registers an integrity MR again only after its signature status
+ * was read (ib_check_mr_status()) since its last registration was posted.
+ */
+static bool rwx_td_sig_status_read(struct ib_mr *ibmr)
+{
+	struct rwx_td_mr *mr;
+	unsigned long flags;
+	bool read;
+
+	if (!ibmr || ibmr->type != IB_MR_TYPE_INTEGRITY)
+		return false;
+	mr = to_tdmr(ibmr);
+	spin_lock_irqsave(&mr->lock, flags);
+	read = mr->sig_status_read;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return read;
+}
+
+static void rwx_td_sig_status_unread(struct ib_mr *ibmr)
+{
+	struct rwx_td_mr *mr = to_tdmr(ibmr);
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	mr->sig_status_read = false;
+	spin_unlock_irqrestore(&mr->lock, flags);
+}
 
 /* What can be checked of a send WR without the QP's lock. */
 static int rwx_td_check_send_wr(struct rwx_td_qp *qp,
@@ -433,6 +466,9 @@ static int rwx_td_check_send_wr(struct rwx_td_qp *qp,
 		reg = reg_wr(wr);
 		if (!reg->mr || reg->mr->device != qp->ibqp.device ||
 		    reg->mr->type == IB_MR_TYPE_DMA)
+			return -EINVAL;
+		if (wr->opcode == IB_WR_REG_MR_INTEGRITY &&
+		    !rwx_td_sig_status_read(reg->mr))
 			return -EINVAL;
 		max_sge = 0;
 		break;
@@ -546,6 +582,8 @@ int rwx_td_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		swqe = NULL;
 		posted = true;
+		if (wr->opcode == IB_WR_REG_MR_INTEGRITY)
+			rwx_td_sig_status_unread(reg_wr(wr)->mr);
 	}
 	if (posted)
 		rwx_td_kick(qp->tdev);
