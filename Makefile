@@ -9,6 +9,8 @@
 #   make deps         install build and test dependencies from Debian's archive
 #   make docs         API reference from the kernel-doc comments, in build/Documentation
 #   make bench        RW context cost, rdma_rwx against ib_core, in a QEMU guest
+#   make ulps         the kernel's nvmet-rdma and ib_isert, from Debian's
+#                     linux-source, built to run on the engine (build/ulps)
 
 # Default KDIR: the running kernel's headers when installed, else the newest
 # installed Debian 6.12 headers.
@@ -16,7 +18,7 @@ KDIR ?= $(firstword \
 	$(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1))
 
-.PHONY: all modules clean deps check demo docs bench kdir-check
+.PHONY: all modules clean deps check demo docs bench kdir-check ulps
 
 all: modules
 
@@ -29,6 +31,9 @@ kdir-check:
 
 modules: kdir-check
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+ulps: modules
+	bash tools/build-ulps.sh $(KDIR) $(CURDIR) $(CURDIR)/build/ulps
 
 clean:
 	@if [ -n "$(KDIR)" ] && [ -f "$(KDIR)/Makefile" ]; then \

@@ -45,6 +45,15 @@ run_test "module, W=1 C=1, Debian $(basename "$H612")" \
 	"$RWX_ROOT/tools/build-module.sh" "$H612" "$RWX_BUILD/mod-6.12"
 stock_ok=$?
 
+# The kernel's own NVMe-oF and iSER targets, from Debian's source packages,
+# built to run on the engine (tools/build-ulps.sh checks that they call it).
+suite ulps
+run_test "nvmet-rdma and ib_isert from linux-source-6.1 on the engine, $(basename "$H61")" \
+	"$RWX_ROOT/tools/build-ulps.sh" "$H61" "$RWX_BUILD/mod-6.1" "$RWX_BUILD/ulps-6.1"
+run_test "nvmet-rdma and ib_isert from linux-source-6.12 on the engine, $(basename "$H612")" \
+	"$RWX_ROOT/tools/build-ulps.sh" "$H612" "$RWX_BUILD/mod-6.12" "$RWX_BUILD/ulps-6.12"
+ulps_612_ok=$?
+
 suite lint
 bash "$RWX_ROOT/tools/lint.sh"
 
@@ -60,6 +69,9 @@ if KBUILD=$("$RWX_ROOT/tools/kernel/build-test-kernel.sh"); then
 	run_test "module and KUnit suites, W=1 C=1, test kernel" \
 		"$RWX_ROOT/tools/build-module.sh" "$KBUILD" "$RWX_BUILD/mod-test" RWX_HARNESS_SELFTEST=1
 	test_mods_ok=$?
+	run_test "nvmet-rdma and ib_isert of the test kernel on the engine" \
+		"$RWX_ROOT/tools/build-ulps.sh" "$KBUILD" "$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" ||
+		test_mods_ok=1
 else
 	fail "test kernel (linux-source-6.12 + tools/kernel/test-kernel.config)" "build failed"
 	test_mods_ok=1
@@ -82,6 +94,31 @@ kunit_boot() {
 $M/drivers/testing/testdev/rwx_testdev.ko" "$@"
 }
 
+# nvmeof_boot NAME [run-vm.sh options]: a test-kernel guest serving an
+# NVMe-oF namespace through the engine-built nvmet-rdma (tools/guest/nvmeof.sh).
+nvmeof_boot() {
+	local name=$1
+	shift
+	vm_run "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/nvmeof.sh" 900 -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" "$@"
+}
+NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
+nvmeof-fault-port-remove nvmeof-6.12"
+ISER_RUNS="iser-rxe iser-6.12"
+rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/iser-*	# a run not made must not count
+
+# iser_boot NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh options]: LIO's
+# iSER target with the engine-built ib_isert, open-iscsi's iSER initiator.
+iser_boot() {
+	local name=$1 kernel=$2 initrd=$3 mods=$4 ulps=$5
+	shift 5
+	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/iser.sh" 900 \
+		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
+		-e "ISERT_MODULE=$ulps/ib_isert/ib_isert.ko" "$@"
+}
+
 # One lane: every suite on a default boot, and the stock-kernel smoke test.
 kunit_lane() {
 	local K=$RWX_BUILD/mod-test/kunit
@@ -101,6 +138,21 @@ $K/rwx_testdev_kunit.ko $K/rwx_sig_kunit.ko"
 			> "$RWX_BUILD/userspace-vmtest-build.log" 2>&1; then
 		vm_run userspace-vm "$STOCK_KERNEL" "$STOCK_INITRD" \
 			"$RWX_ROOT/userspace/tests/vm/guest.sh" 300
+	fi
+	# The target broken under load: I/O errors on the host, a clean
+	# teardown on the target.
+	nvmeof_boot nvmeof-fault-link-delete -e RWX_DEV=rxe -e RWX_FAULT=link-delete
+	nvmeof_boot nvmeof-fault-port-remove -e RWX_DEV=rxe -e RWX_FAULT=port-remove
+	iser_boot iser-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e ISER_FIO_SIZE=4
+	if [ "$ulps_612_ok" = 0 ]; then
+		vm_run nvmeof-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
+			"$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
+			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko" \
+			-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-6.12/nvmet-rdma/nvmet-rdma.ko"
+		iser_boot iser-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
+			"$RWX_BUILD/mod-6.12" "$RWX_BUILD/ulps-6.12"
 	fi
 }
 
@@ -127,6 +179,13 @@ other_lane() {
 	VM_CASE_PREFIX="force_mr: " kunit_boot kunit-force-mr \
 		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
 		-e "RWX_KUNIT_MODULES=$K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko"
+	# NVMe-oF through the engine: SGE path on rxe, MR path on rxe
+	# (force_mr), both on siw (iWARP: host writes are RDMA READs, which
+	# need MRs).
+	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge
+	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
+		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr
+	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr
 }
 
 # A TCG guest keeps about one host core busy: run two lanes at once.
@@ -163,6 +222,28 @@ if [ -f "$RWX_BUILD/vm/userspace-vm/judgement" ]; then
 else
 	fail "userspace-vm" "not run: make -C userspace vmtest failed (see $RWX_BUILD/userspace-vmtest-build.log)"
 fi
+
+# record_runs PATTERN RUN...: each guest run's judgement, and the lines of
+# its console that match PATTERN (what it showed).
+record_runs() {
+	local pattern=$1 run
+	shift
+	for run in "$@"; do
+		if [ -f "$RWX_BUILD/vm/$run/judgement" ]; then
+			vm_record "$run"
+			grep -E "$pattern" "$RWX_BUILD/vm/$run/console.log" | sed "s/^/   ($run) /"
+		else
+			fail "$run" "not run: no test kernel, or a module or ULP did not build"
+		fi
+	done
+}
+
+suite nvmeof
+# shellcheck disable=SC2086
+record_runs '^nvmeof: (FAILED|fio verified|engine paths|host saw)' $NVMEOF_RUNS
+suite iser
+# shellcheck disable=SC2086
+record_runs '^iser: (FAILED|.*the engine served)' $ISER_RUNS
 
 suite smoke-debian-6.12
 if [ -f "$RWX_BUILD/vm/smoke-6.12/judgement" ] && [ "$stock_ok" = 0 ]; then

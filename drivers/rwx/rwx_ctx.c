@@ -16,6 +16,7 @@
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
+#include "rwx_stats.h"
 
 /**
  * rdma_rwx_qp_caps() - the capabilities the WR layout depends on
@@ -354,16 +355,22 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	struct ib_device *dev;
 	int ret;
 
-	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir))
+	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir)) {
+		rdma_rwx_count(RWX_CNT_ERR_EINVAL);
 		return -EINVAL;
+	}
 	ctx->type = RDMA_RWX_CTX_DEAD;
 	dev = qp->pd->device;
-	if (!rdma_is_port_valid(dev, port_num))
-		return -EINVAL;
+	if (!rdma_is_port_valid(dev, port_num)) {
+		ret = -EINVAL;
+		goto out_count;
+	}
 
 	pos.nents = ib_dma_map_sg(dev, sg, sg_cnt, dir);
-	if (!pos.nents)
-		return -ENOMEM;
+	if (!pos.nents) {
+		ret = -ENOMEM;
+		goto out_count;
+	}
 	pos.sg = sg;
 	pos.offset = sg_offset;
 	ret = rdma_rwx_skip(&pos);
@@ -377,6 +384,7 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		if ((ret != -EAGAIN && ret != -ENOSPC) ||
 		    !rdma_rwx_sge_fallback(&caps, dir))
 			goto out;
+		rdma_rwx_count(RWX_CNT_SGE_FALLBACK);
 	}
 	ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
 	if (ret)
@@ -384,11 +392,15 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ret = rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
 				    remote_addr, rkey, dir);
 out:
-	if (ret >= 0)
+	if (ret >= 0) {
+		rdma_rwx_count_init(ctx, ret);
 		return ret;
+	}
 out_unmap:
 	ctx->type = RDMA_RWX_CTX_DEAD;
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+out_count:
+	rdma_rwx_count_init(ctx, ret);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init, RDMA_RWX);
@@ -582,5 +594,6 @@ void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	}
 	ctx->type = RDMA_RWX_CTX_DEAD;
 	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+	rdma_rwx_count_destroy();
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy, RDMA_RWX);

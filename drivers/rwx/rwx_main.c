@@ -3,12 +3,14 @@
  * rdma_rwx: an RDMA READ/WRITE context engine for kernel ULPs.
  *
  * Module parameters and entry points.  The engine itself is in
- * rwx_layout.c (WR layout), rwx_ctx.c (contexts) and rwx_qp.c (sizing).
+ * rwx_layout.c (WR layout), rwx_ctx.c (contexts), rwx_sig.c (signature
+ * contexts), rwx_qp.c (sizing) and rwx_stats.c (counters).
  */
 
 #include <linux/module.h>
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
+#include "rwx_stats.h"
 
 bool rdma_rwx_force_mr;
 module_param_named(force_mr, rdma_rwx_force_mr, bool, 0444);
@@ -17,11 +19,13 @@ MODULE_PARM_DESC(force_mr,
 
 static int __init rdma_rwx_init(void)
 {
+	rdma_rwx_stats_init();
 	return 0;
 }
 
 static void __exit rdma_rwx_exit(void)
 {
+	rdma_rwx_stats_exit();
 }
 
 module_init(rdma_rwx_init);

@@ -16,6 +16,7 @@
 #include <rdma/rwx.h>
 #include <rdma/signature.h>
 #include "rwx_internal.h"
+#include "rwx_stats.h"
 
 static bool rdma_rwx_sig_domain_valid(const struct ib_sig_domain *domain)
 {
@@ -176,12 +177,14 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ret = rdma_rwx_sig_check_args(ctx, qp, port_num, sg, sg_cnt, prot_sg,
 				      prot_sg_cnt, sig_attrs, dir);
 	if (ret)
-		return ret;
+		goto out_count;
 	dev = qp->pd->device;
 
 	nents = ib_dma_map_sg(dev, sg, sg_cnt, dir);
-	if (!nents)
-		return -ENOMEM;
+	if (!nents) {
+		ret = -ENOMEM;
+		goto out_count;
+	}
 	if (prot_sg_cnt) {
 		prot_nents = ib_dma_map_sg(dev, prot_sg, prot_sg_cnt, dir);
 		if (!prot_nents) {
@@ -194,13 +197,17 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ret = rdma_rwx_sig_init_reg(ctx, qp, &caps, sg, nents,
 				    prot_nents ? prot_sg : NULL, prot_nents,
 				    sig_attrs, remote_addr, rkey, dir);
-	if (ret >= 0)
+	if (ret >= 0) {
+		rdma_rwx_count_init(ctx, ret);
 		return ret;
+	}
 
 	if (prot_nents)
 		ib_dma_unmap_sg(dev, prot_sg, prot_sg_cnt, dir);
 out_unmap:
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+out_count:
+	rdma_rwx_count_init(ctx, ret);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_signature_init, RDMA_RWX);
@@ -253,5 +260,6 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (prot_sg && prot_sg_cnt)
 		ib_dma_unmap_sg(dev, prot_sg, prot_sg_cnt, dir);
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+	rdma_rwx_count_destroy();
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy_signature, RDMA_RWX);

@@ -1,4 +1,5 @@
-# Guest script for make bench (stock Debian kernel): rwx_bench on rxe0.
+# Guest script for make bench (stock Debian kernel): rwx_bench on rxe0, then
+# the NVMe-oF data path (tools/guest/bench-nvmeof.sh).
 # RWX_BENCH_MR=1 puts both engines on the MR path (ib_core.force_mr=1
 # gives the QP its MR pool; the engine's force_mr=1), else the SGE path.
 set -eu
@@ -13,4 +14,10 @@ insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
 insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr="$mr"
 echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1
+rmmod rwx_bench rwx_loopback rdma_rwx
+
+. "$RWX_ROOT/tools/guest/bench-nvmeof.sh"
+RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko
+RWX_ENGINE_PARAMS=force_mr=$mr
+bench_nvmeof "$([ "$mr" = 1 ] && echo mr || echo sge)"
 echo "bench: done"

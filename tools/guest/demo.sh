@@ -1,31 +1,67 @@
-# Guest script for make demo (stock Debian kernel): the demo ULP moves a
-# multi-segment buffer through the engine by RDMA WRITE and READ, first on
-# the SGE path, then on the MR path (the engine's force_mr=1; ib_core's
-# force_mr=1 gives the QPs their MR pool on Soft-RoCE); then one T10-PI
-# signature transfer on the test device.
-set -eu
+# Guest script for make demo (Debian's stock kernel): Debian's own NVMe-oF
+# target, nvmet-rdma, built from linux-source to run on the engine, serves
+# a memory-backed namespace over Soft-RoCE to the kernel's nvme-rdma host
+# on the same guest; fio writes and verifies data.  The same run follows
+# with the distro's nvmet-rdma (ib_core's rdma_rw) for comparison.
+#   RWX_MODDIR      the project's modules built against this kernel
+#   RWX_ULPDIR      tools/build-ulps.sh's output for this kernel
+#   RWX_DEMO_PATH   sge | mr (mr: boot with ib_core.force_mr=1; the engine
+#                   gets force_mr=1), and on the mr boot the smaller
+#                   examples: rwx_demo and a T10-PI transfer on the test
+#                   device
+set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
+. "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
 M=$RWX_MODDIR
+path=${RWX_DEMO_PATH:-sge}
+fail() { echo "demo: FAILED $*"; exit 1; }
 
-modprobe ib_core force_mr=1
-modprobe rdma_cm
-rdma_setup rxe
-insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
-for force_mr in 0 1; do
-	echo "demo: rdma_rwx force_mr=$force_mr"
-	insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr=$force_mr
-	insmod "$M/drivers/demo/rwx_demo.ko" addr=192.0.2.1
+echo "demo: === NVMe-oF on the engine, $path path ($(uname -r), Soft-RoCE rxe0) ==="
+RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko
+RWX_ENGINE_PARAMS=$([ "$path" = mr ] && echo force_mr=1)
+export RWX_ENGINE_MODULE RWX_ENGINE_PARAMS
+rdma_setup rxe > /dev/null || fail "rxe setup"
+nvmeof_modules || fail "loading modules"
+# null_blk allocates its memory on first write: allocate it all now, or the
+# first side measured pays for it.
+dd if=/dev/zero of=/dev/nullb0 bs=1M count=128 oflag=direct status=none || fail "prefill"
+
+# demo_side KO LABEL: serve the namespace with that nvmet-rdma (KO empty:
+# the distro's), fio verify, tear down.
+demo_side() {
+	nvmeof_target_load "$1" || return 1
+	echo 0 > $RWX_COUNTERS
+	nvmeof_target_up 192.0.2.1 > /tmp/target.txt || return 1
+	nvmeof_host_connect 192.0.2.1 > /tmp/host.txt || return 1
+	nvmeof_fio "$RWX_ROOT/tools/guest/fio/demo.fio" "$2" > /tmp/fio.txt
+	local rc=$?
+	grep -E 'fio verified|result' /tmp/fio.txt
+	[ $rc = 0 ] || { cat /tmp/fio.txt; return 1; }
+	if [ -n "$1" ]; then
+		echo "nvmeof: paths: $(engine_counter init_sge_single) single-SGE," \
+			"$(engine_counter init_sge_multi) multi-SGE and" \
+			"$(engine_counter init_mr) MR contexts ($(engine_counter mrs_registered) MRs)," \
+			"$(engine_counter sge_fallback) fallbacks," \
+			"$(($(engine_counter err_eagain) + $(engine_counter err_enospc) + $(engine_counter err_einval) + $(engine_counter err_enomem) + $(engine_counter err_other))) errors"
+	fi
+	nvmeof_host_disconnect && nvmeof_target_down && nvmeof_target_unload
+}
+
+demo_side "$RWX_ULPDIR/nvmet-rdma/nvmet-rdma.ko" "engine" || fail "NVMe-oF on the engine"
+sed 's/^/nvmeof: /' /tmp/target.txt /tmp/host.txt | sed 's/nvmeof: nvmeof:/nvmeof:/'
+demo_side "" "ib_core" || fail "NVMe-oF on the distro's nvmet-rdma"
+nvmeof_modules_unload || fail "teardown"
+
+if [ "$path" = mr ]; then
+	echo "demo: === smaller examples: rwx_demo (MR path), T10-PI on the test device ==="
+	insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr=1 || fail "insmod rdma_rwx"
+	insmod "$M/drivers/testing/loopback/rwx_loopback.ko" || fail "insmod rwx_loopback"
+	insmod "$M/drivers/demo/rwx_demo.ko" addr=192.0.2.1 || fail "rwx_demo"
 	rmmod rwx_demo
-	rmmod rdma_rwx
-done
-# T10-PI: a signature transfer on the test device, whose integrity MRs do
-# the T10-DIF work of a HCA (no soft device has integrity).
-echo "demo: rdma_rwx signature (T10-PI) context on the test device"
-insmod "$M/drivers/rwx/rdma_rwx.ko"
-insmod "$M/drivers/testing/testdev/rwx_testdev.ko"
-insmod "$M/drivers/demo/rwx_sig_demo.ko"
-rmmod rwx_sig_demo
-rmmod rwx_testdev
-rmmod rdma_rwx
-rmmod rwx_loopback
+	# T10-PI: a signature transfer on the test device, whose integrity MRs
+	# do the T10-DIF work of a HCA (no soft device has integrity).
+	insmod "$M/drivers/testing/testdev/rwx_testdev.ko" || fail "insmod rwx_testdev"
+	insmod "$M/drivers/demo/rwx_sig_demo.ko" || fail "rwx_sig_demo"
+	rmmod rwx_sig_demo rwx_testdev rwx_loopback rdma_rwx
+fi
 echo "demo: done"

@@ -36,7 +36,18 @@ if [ "${1:-}" = --source ]; then
 	exit 0
 fi
 
+# The kernel's own modules (nvmet, nvme-rdma, null_blk, LIO, ...) installed
+# under $outdir/modroot, for guests to bind over /lib/modules and modprobe.
+install_modules() {
+	[ -f "$outdir/modroot/.done" ] && return 0
+	rm -rf "$outdir/modroot"
+	make -s -C "$srcdir" O="$outdir" ARCH=x86_64 INSTALL_MOD_PATH="$outdir/modroot" \
+		INSTALL_MOD_STRIP=1 modules_install >&2
+	touch "$outdir/modroot/.done"
+}
+
 if [ -f "$outdir/.done" ]; then
+	install_modules
 	echo "$outdir"
 	exit 0
 fi
@@ -70,4 +81,5 @@ make -s -C "$srcdir" O="$outdir" ARCH=x86_64 -j"$(nproc)" bzImage modules
 make -s -C "$srcdir" O="$outdir" ARCH=x86_64 modules_prepare
 echo "build-test-kernel: built in $(( $(date +%s) - start )) s"
 touch "$outdir/.done"
+install_modules
 echo "$outdir" >&3

@@ -1,0 +1,34 @@
+# Sourced by guest scripts: what the engine did (its debugfs counters), and
+# kmemleak around a test.  RWX_LOG_PREFIX names the script in messages.
+# The engine's counters (debugfs), one "<prefix>: engine NAME VALUE" line each.
+RWX_COUNTERS=/sys/kernel/debug/rdma_rwx/counters
+engine_counters() {
+	[ -n "${RWX_ENGINE_MODULE:-}" ] || return 0
+	sed "s/^/${RWX_LOG_PREFIX:-nvmeof}: engine /" $RWX_COUNTERS
+}
+
+engine_counter() { awk -v n="$1" '$1 == n {print $2}' $RWX_COUNTERS; }
+
+# Every context the engine set up was destroyed again.
+engine_live_check() {
+	local live
+	live=$(engine_counter contexts_live)
+	[ "$live" = 0 ] && return 0
+	echo "${RWX_LOG_PREFIX:-nvmeof}: $live engine contexts still live at teardown"
+	return 1
+}
+
+kmemleak_start() {
+	[ "${RWX_KMEMLEAK:-1}" = 1 ] && [ -w /sys/kernel/debug/kmemleak ] &&
+		echo clear > /sys/kernel/debug/kmemleak
+	return 0
+}
+
+# Scan once everything is torn down; reports go to the console, where the
+# host's judgement finds them.
+kmemleak_check() {
+	[ "${RWX_KMEMLEAK:-1}" = 1 ] && [ -w /sys/kernel/debug/kmemleak ] || return 0
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak
+}

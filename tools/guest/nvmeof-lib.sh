@@ -1,0 +1,203 @@
+# Sourced by guest scripts: an NVMe-oF target (nvmet-rdma) and host
+# (nvme-rdma) on one guest, configured through configfs and nvme-cli.
+NVMEOF_NQN=nqn.2026-11.org.example:rwx-test
+NVMEOF_HOSTNQN=nqn.2026-11.org.example:rwx-host
+NVMEOF_PORT=4420
+NVMET_CFG=/sys/kernel/config/nvmet
+. "$RWX_ROOT/tools/guest/engine-lib.sh"
+
+nvmeof_fail() {
+	echo "nvmeof: FAILED $*"
+	exit 1
+}
+
+# Modules but the target's: the kernel's own from RWX_MODROOT or the host's
+# /lib/modules, the engine from its path.  Options of modules (ib_core.force_mr=1) come
+# from the kernel command line.
+nvmeof_modules() {
+	if [ -n "${RWX_MODROOT:-}" ]; then
+		mount --bind "$RWX_MODROOT/lib/modules" /lib/modules || return 1
+	fi
+	modprobe -q configfs
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config || return 1
+	modprobe rdma_cm || return 1
+	modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || return 1
+	modprobe nvmet || return 1
+	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
+		# shellcheck disable=SC2086
+		insmod "$RWX_ENGINE_MODULE" ${RWX_ENGINE_PARAMS:-} || return 1
+	fi
+	modprobe nvme-rdma || return 1
+	# ib_core's force_mr is not in sysfs: the command line sets it.
+	if grep -qw ib_core.force_mr=1 /proc/cmdline; then
+		echo "nvmeof: ib_core force_mr=1: QPs get an MR pool"
+	fi
+}
+
+# nvmeof_target_load [KO]: the engine-built nvmet-rdma.ko at KO, or
+# without one the kernel's own (ib_core's rdma_rw).
+nvmeof_target_load() {
+	if [ -n "$1" ]; then
+		insmod "$1" || return 1
+		echo "nvmeof: target nvmet-rdma on the engine ($(modinfo -F rdma_rwx "$1"))"
+	else
+		modprobe nvmet-rdma || return 1
+		echo "nvmeof: target nvmet-rdma of the kernel (ib_core rdma_rw)"
+	fi
+}
+
+nvmeof_target_unload() {
+	rmmod nvmet_rdma || { echo "nvmeof: rmmod nvmet_rdma failed"; return 1; }
+}
+
+nvmeof_modules_unload() {
+	local m
+	for m in nvme_rdma nvme_fabrics nvmet_rdma nvmet null_blk; do
+		[ -d /sys/module/$m ] || continue
+		rmmod $m || { echo "nvmeof: rmmod $m failed"; return 1; }
+	done
+	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
+		engine_live_check || return 1
+		rmmod rdma_rwx || { echo "nvmeof: rmmod rdma_rwx failed"; return 1; }
+	fi
+}
+
+# nvmeof_target_up ADDR: subsystem with namespace 1 on /dev/nullb0, port on
+# ADDR:4420 over RDMA.
+nvmeof_target_up() {
+	local subsys=$NVMET_CFG/subsystems/$NVMEOF_NQN port=$NVMET_CFG/ports/1
+	mkdir "$subsys" &&
+	echo 1 > "$subsys/attr_allow_any_host" &&
+	mkdir "$subsys/namespaces/1" &&
+	echo -n /dev/nullb0 > "$subsys/namespaces/1/device_path" &&
+	echo 1 > "$subsys/namespaces/1/enable" &&
+	mkdir "$port" &&
+	echo rdma > "$port/addr_trtype" &&
+	echo ipv4 > "$port/addr_adrfam" &&
+	echo "$1" > "$port/addr_traddr" &&
+	echo $NVMEOF_PORT > "$port/addr_trsvcid" &&
+	ln -s "$subsys" "$port/subsystems/$NVMEOF_NQN" || return 1
+	echo "nvmeof: target $NVMEOF_NQN, namespace 1 = /dev/nullb0 ($(($(cat /sys/block/nullb0/size) / 2048)) MiB, memory-backed null_blk), port rdma $1:$NVMEOF_PORT"
+}
+
+nvmeof_target_down() {
+	local port=$NVMET_CFG/ports/1 subsys=$NVMET_CFG/subsystems/$NVMEOF_NQN
+	[ -L "$port/subsystems/$NVMEOF_NQN" ] && rm "$port/subsystems/$NVMEOF_NQN"
+	[ -d "$port" ] && rmdir "$port"
+	if [ -d "$subsys" ]; then
+		echo 0 > "$subsys/namespaces/1/enable"
+		rmdir "$subsys/namespaces/1" && rmdir "$subsys" || return 1
+	fi
+}
+
+# nvmeof_host_connect ADDR [nvme connect options]: connect and wait for the
+# namespace's block device; sets NVMEOF_BDEV.
+nvmeof_host_connect() {
+	local addr=$1 i
+	shift
+	nvme connect -t rdma -a "$addr" -s $NVMEOF_PORT -n $NVMEOF_NQN \
+		-q $NVMEOF_HOSTNQN "$@" || return 1
+	for i in $(seq 100); do
+		NVMEOF_BDEV=$(nvmeof_bdev)
+		[ -b "$NVMEOF_BDEV" ] && break
+		sleep 0.2
+	done
+	if [ ! -b "$NVMEOF_BDEV" ]; then
+		echo "nvmeof: no block device for $NVMEOF_NQN (found '$NVMEOF_BDEV'):"
+		ls -l /sys/block /dev/nvme* 2>&1
+		return 1
+	fi
+	echo "nvmeof: host connected: $NVMEOF_BDEV ($(($(blockdev --getsize64 "$NVMEOF_BDEV") >> 20)) MiB, $(blockdev --getss "$NVMEOF_BDEV") B blocks)"
+}
+
+# The namespace's block device, once a controller of our subsystem is up:
+# its first namespace (nvmeXn1; with native multipath nvmeXcYn1 is a
+# hidden path under it).
+nvmeof_bdev() {
+	local ctrl ns
+	for ctrl in /sys/class/nvme/nvme*; do
+		[ "$(cat "$ctrl/subsysnqn" 2>/dev/null)" = $NVMEOF_NQN ] || continue
+		for ns in /sys/block/nvme*n1; do
+			case ${ns##*/} in nvme*c*) continue ;; esac
+			[ -e "$ns" ] && echo "/dev/${ns##*/}" && return
+		done
+	done
+}
+
+nvmeof_host_disconnect() {
+	nvme disconnect -n $NVMEOF_NQN > /dev/null || { echo "nvmeof: nvme disconnect failed"; return 1; }
+}
+
+# nvmeof_fio JOBFILE [LABEL]: run fio on the namespace; prints one line per
+# job, and with LABEL a "result" line for tools that compare runs.
+nvmeof_fio() {
+	local out=/tmp/fio.json rc
+	(cd /tmp && fio --eta=never --output-format=json --output=$out \
+		--filename="$NVMEOF_BDEV" "$1")
+	rc=$?
+	python3 "$RWX_ROOT/tools/guest/fio-summary.py" "$out" ${2:+"$2"} || rc=1
+	[ $rc = 0 ] || echo "nvmeof: fio failed (exit $rc)"
+	return $rc
+}
+
+# nvmeof_fault_run FAULT DEV: fio load on the namespace, then break the
+# target under it - "link-delete" removes the RDMA device, "port-remove"
+# the target's port.  The host must see I/O errors within a bounded time
+# (it was connected with a short ctrl-loss-tmo), not hang.
+nvmeof_fault_run() {
+	local fault=$1 dev=$2 pid i rc
+	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --thread \
+		--ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
+		--time_based --runtime=300 > /tmp/fio-fault.log 2>&1) &
+	pid=$!
+	sleep 10
+	kill -0 $pid 2>/dev/null || { echo "nvmeof: fio load ended early"; cat /tmp/fio-fault.log; return 1; }
+	echo "nvmeof: under load: $(engine_counter contexts_live) engine contexts live, $(($(engine_counter init_sge_single) + $(engine_counter init_sge_multi) + $(engine_counter init_mr))) set up"
+	case $fault in
+	link-delete)
+		echo "nvmeof: rdma link delete ${dev}0 under load"
+		rdma link delete "${dev}0" || return 1 ;;
+	port-remove)
+		echo "nvmeof: removing the target port under load"
+		rm "$NVMET_CFG/ports/1/subsystems/$NVMEOF_NQN" &&
+		rmdir "$NVMET_CFG/ports/1" || return 1 ;;
+	*) echo "nvmeof: unknown fault $fault"; return 1 ;;
+	esac
+	for i in $(seq 120); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 $pid 2>/dev/null; then
+		echo "nvmeof: host I/O still running 120 s after the fault: hung"
+		kill -KILL $pid
+		return 1
+	fi
+	wait $pid
+	rc=$?
+	if [ $rc = 0 ] || ! grep -qiE 'error' /tmp/fio-fault.log; then
+		echo "nvmeof: fio exit $rc, expected I/O errors:"
+		tail -5 /tmp/fio-fault.log
+		return 1
+	fi
+	echo "nvmeof: host saw I/O errors after $i s: $(grep -m1 -iE 'error' /tmp/fio-fault.log)"
+}
+
+# engine_expect_paths sge|mr|sge+mr: the contexts the engine set up took
+# that path (and only it), and none failed.
+engine_expect_paths() {
+	local sge mr c
+	[ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}" ] || return 0
+	sge=$(($(engine_counter init_sge_single) + $(engine_counter init_sge_multi)))
+	mr=$(engine_counter init_mr)
+	case $1 in
+	sge) [ "$sge" -gt 0 ] && [ "$mr" = 0 ] ;;
+	mr) [ "$mr" -gt 0 ] && [ "$sge" = 0 ] ;;
+	sge+mr) [ "$sge" -gt 0 ] && [ "$mr" -gt 0 ] ;;
+	*) false ;;
+	esac || { echo "nvmeof: engine paths: $sge SGE and $mr MR contexts, expected $1"; return 1; }
+	for c in err_eagain err_enospc err_einval err_enomem err_other; do
+		[ "$(engine_counter $c)" = 0 ] || { echo "nvmeof: engine $c = $(engine_counter $c)"; return 1; }
+	done
+	echo "nvmeof: engine paths as expected ($1): $sge SGE contexts, $mr MR contexts ($(engine_counter mrs_registered) MRs)"
+}

@@ -1,0 +1,52 @@
+# Guest script: the kernel's NVMe-oF target (nvmet-rdma) serving a
+# memory-backed namespace (null_blk) over one soft RDMA device to the
+# kernel's nvme-rdma host on the same guest, with fio verifying the data.
+#   RWX_DEV=rxe|siw       the device (rxe0 on 192.0.2.1, siw0 on 192.0.2.2)
+#   RWX_MODROOT           a modules_install root to bind over /lib/modules
+#                         (the test kernel's own modules); unset: the host's
+#   RWX_ENGINE_MODULE     rdma_rwx.ko (with RWX_ENGINE_PARAMS)
+#   RWX_NVMET_RDMA        the engine-built nvmet-rdma.ko; unset: the
+#                         kernel's own (ib_core's rdma_rw)
+#   RWX_FIO_JOBS          fio job file (default: tools/guest/fio/verify.fio)
+#   RWX_EXPECT_PATHS      sge | mr | sge+mr: the engine's contexts must have
+#                         taken these paths (its counters), with no error
+#   RWX_FAULT             "" | link-delete | port-remove: break the target
+#                         while fio runs, expect I/O errors and a clean teardown
+#   RWX_KMEMLEAK=0        do not scan for leaks at the end
+# Prints "nvmeof: ..." lines; the last is "nvmeof: passed" on success.
+set -u
+. "$RWX_ROOT/tools/guest/rdma-setup.sh"
+. "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
+
+dev=${RWX_DEV:-rxe}
+case $dev in
+rxe) addr=192.0.2.1 ;;
+siw) addr=192.0.2.2 ;;
+*) nvmeof_fail "unknown RWX_DEV $dev" ;;
+esac
+
+nvmeof_modules || nvmeof_fail "loading modules"
+nvmeof_target_load "${RWX_NVMET_RDMA:-}" || nvmeof_fail "loading nvmet-rdma"
+rdma_setup "$dev" > /dev/null || nvmeof_fail "setting up ${dev}0"
+kmemleak_start
+nvmeof_target_up "$addr" || nvmeof_fail "target setup"
+rc=0
+if [ -n "${RWX_FAULT:-}" ]; then
+	# Give up on a lost controller after 3 s, so that I/O fails soon.
+	nvmeof_host_connect "$addr" --ctrl-loss-tmo=3 --reconnect-delay=1 ||
+		nvmeof_fail "nvme connect"
+	nvmeof_fault_run "$RWX_FAULT" "$dev" || rc=1
+	nvmeof_host_disconnect > /dev/null 2>&1	# may be gone already
+else
+	nvmeof_host_connect "$addr" || nvmeof_fail "nvme connect"
+	nvmeof_fio "${RWX_FIO_JOBS:-$RWX_ROOT/tools/guest/fio/verify.fio}" || rc=1
+	engine_counters
+	engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || rc=1
+	nvmeof_host_disconnect || rc=1
+fi
+
+nvmeof_target_down || rc=1
+nvmeof_modules_unload || rc=1
+kmemleak_check || rc=1
+[ $rc = 0 ] || nvmeof_fail "see above"
+echo "nvmeof: passed"
