@@ -47,9 +47,13 @@ demo_side() {
 	nvmeof_host_disconnect && nvmeof_target_down && nvmeof_target_unload
 }
 
+# In the order engine, ib_core, ib_core, engine: neither side always runs
+# first.
 demo_side "$RWX_ULPDIR/nvmet-rdma/nvmet-rdma.ko" "engine" || fail "NVMe-oF on the engine"
 sed 's/^/nvmeof: /' /tmp/target.txt /tmp/host.txt | sed 's/nvmeof: nvmeof:/nvmeof:/'
 demo_side "" "ib_core" || fail "NVMe-oF on the distro's nvmet-rdma"
+demo_side "" "ib_core" || fail "NVMe-oF on the distro's nvmet-rdma"
+demo_side "$RWX_ULPDIR/nvmet-rdma/nvmet-rdma.ko" "engine" || fail "NVMe-oF on the engine"
 nvmeof_modules_unload || fail "teardown"
 
 if [ "$path" = mr ]; then
