@@ -54,3 +54,9 @@ bench:
 
 docs: deps
 	bash tools/docs.sh "$$(tools/kernel/build-test-kernel.sh --source)"
+
+# Debian packages (debian/): rdma-rwx-dkms, librdmarwx0, librdmarwx-dev,
+# rdma-rwx-tools, built out of tree into build/deb and checked by lintian.
+.PHONY: deb
+deb:
+	bash tools/build-debs.sh

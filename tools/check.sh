@@ -50,6 +50,7 @@ stock_ok=$?
 suite ulps
 run_test "nvmet-rdma and ib_isert from linux-source-6.1 on the engine, $(basename "$H61")" \
 	"$RWX_ROOT/tools/build-ulps.sh" "$H61" "$RWX_BUILD/mod-6.1" "$RWX_BUILD/ulps-6.1"
+ulps_61_ok=$?
 run_test "nvmet-rdma and ib_isert from linux-source-6.12 on the engine, $(basename "$H612")" \
 	"$RWX_ROOT/tools/build-ulps.sh" "$H612" "$RWX_BUILD/mod-6.12" "$RWX_BUILD/ulps-6.12"
 ulps_612_ok=$?
@@ -77,6 +78,9 @@ else
 	test_mods_ok=1
 fi
 
+STOCK61_RELEASE=$(basename "$H61" | sed 's/^linux-headers-//')
+STOCK61_KERNEL=/boot/vmlinuz-$STOCK61_RELEASE
+STOCK61_INITRD=$(initramfs_for "$STOCK61_RELEASE")
 STOCK_RELEASE=$(stock_612_release)
 STOCK_KERNEL=/boot/vmlinuz-$STOCK_RELEASE
 STOCK_INITRD=$(initramfs_for "$STOCK_RELEASE")
@@ -105,8 +109,8 @@ nvmeof_boot() {
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" "$@"
 }
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
-nvmeof-fault-port-remove nvmeof-6.12"
-ISER_RUNS="iser-rxe iser-6.12"
+nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1"
+ISER_RUNS="iser-rxe iser-6.12 iser-6.1"
 rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/iser-*	# a run not made must not count
 
 # iser_boot NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh options]: LIO's
@@ -117,6 +121,16 @@ iser_boot() {
 	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/iser.sh" 900 \
 		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
 		-e "ISERT_MODULE=$ulps/ib_isert/ib_isert.ko" "$@"
+}
+
+# stock_ulp_boots SERIES KERNEL INITRD: NVMe-oF and iSER through the engine
+# on a stock Debian kernel, with the ULPs built from its linux-source.
+stock_ulp_boots() {
+	local v=$1 kernel=$2 initrd=$3
+	vm_run "nvmeof-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 \
+		-e RWX_DEV=rxe -e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-$v/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-$v/nvmet-rdma/nvmet-rdma.ko"
+	iser_boot "iser-$v" "$kernel" "$initrd" "$RWX_BUILD/mod-$v" "$RWX_BUILD/ulps-$v"
 }
 
 # One lane: every suite on a default boot, and the stock-kernel smoke test.
@@ -146,14 +160,9 @@ $K/rwx_testdev_kunit.ko $K/rwx_sig_kunit.ko"
 	iser_boot iser-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e ISER_FIO_SIZE=4
-	if [ "$ulps_612_ok" = 0 ]; then
-		vm_run nvmeof-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
-			"$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
-			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko" \
-			-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-6.12/nvmet-rdma/nvmet-rdma.ko"
-		iser_boot iser-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
-			"$RWX_BUILD/mod-6.12" "$RWX_BUILD/ulps-6.12"
-	fi
+	[ "$ulps_612_ok" = 0 ] && stock_ulp_boots 6.12 "$STOCK_KERNEL" "$STOCK_INITRD"
+	# Debian 12's default kernel, 6.1, with the ULPs from linux-source-6.1.
+	[ "$ulps_61_ok" = 0 ] && stock_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
 }
 
 # Record the per-check lines a guest printed ("ok NAME", "FAIL NAME: why",
@@ -244,6 +253,17 @@ record_runs '^nvmeof: (FAILED|fio verified|engine paths|host saw)' $NVMEOF_RUNS
 suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served)' $ISER_RUNS
+
+# The Debian packages, after every guest lane: installing rdma-rwx-dkms
+# rewrites the stock kernels' module indexes the guests read.
+suite packages
+bash "$RWX_ROOT/tools/test-debs.sh" > "$RWX_BUILD/test-debs.log" 2>&1
+debs_rc=$?
+grep -vE '^(ok|FAIL|skip) ' "$RWX_BUILD/test-debs.log" | tail -n 3 | sed 's/^/   /'
+record_guest_checks "$RWX_BUILD/test-debs.log"
+if [ "$debs_rc" != 0 ] && ! grep -q '^FAIL ' "$RWX_BUILD/test-debs.log"; then
+	fail "tools/test-debs.sh" "exit $debs_rc (see $RWX_BUILD/test-debs.log)"
+fi
 
 suite smoke-debian-6.12
 if [ -f "$RWX_BUILD/vm/smoke-6.12/judgement" ] && [ "$stock_ok" = 0 ]; then

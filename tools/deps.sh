@@ -21,7 +21,8 @@ BASE_PKGS="qemu-system-x86 busybox-static rdma-core ibverbs-providers
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
 xz-utils zstd rsync gcc make util-linux groff-base pkgconf
-nvme-cli fio targetcli-fb open-iscsi dbus-daemon"
+nvme-cli fio targetcli-fb open-iscsi dbus-daemon
+debhelper dh-dkms dkms lintian"
 
 # A warm run must not touch apt: done when everything installed last time
 # is still there.  RWX_DEPS_REFRESH=1 looks for newer kernel packages.
@@ -37,17 +38,19 @@ apt-get update -qq
 H61=$(newest '^linux-headers-6\.1\.0-[0-9]+-amd64$')
 H612=$(newest '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$')
 I612=$(newest '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$')
+# The 6.1 image matching the newest 6.1 headers (a stock 6.1 guest).
+I61=${H61/linux-headers-/linux-image-}-unsigned
 SRC=$(newest '^linux-source-6\.12$')
 SRC61=$(newest '^linux-source-6\.1$')
-for v in H61 H612 I612 SRC SRC61; do
+for v in H61 H612 I61 I612 SRC SRC61; do
 	if [ -z "${!v}" ]; then
 		echo "deps: no package found for $v in Debian's archive" >&2
 		exit 1
 	fi
 done
 
-PKGS="$BASE_PKGS $H61 $H612 $I612 $SRC $SRC61"
+PKGS="$BASE_PKGS $H61 $H612 $I61 $I612 $SRC $SRC61"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PKGS
 echo $PKGS > "$STAMP_DIR/deps.list"
 echo "$key" > "$STAMP_DIR/deps.key"
-echo "deps: installed $H61 $H612 $I612 $SRC $SRC61"
+echo "deps: installed $H61 $H612 $I61 $I612 $SRC $SRC61"

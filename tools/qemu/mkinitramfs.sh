@@ -23,7 +23,8 @@ cp "$busybox" "$root/bin/busybox"
 if [ -n "$release" ]; then
 	# modprobe resolves the dependency order; copy each module uncompressed
 	# so that busybox's insmod needs no decompressor.
-	for mod in 9pnet_virtio 9p; do
+	# virtio_pci first: Debian's 6.1 has it as a module (6.12 built in).
+	for mod in virtio_pci 9pnet_virtio 9p; do
 		modprobe -S "$release" --show-depends "$mod"
 	done | awk '$1 == "insmod" {print $2}' | while read -r ko; do
 		name=$(basename "$ko"); name=${name%.xz}; name=${name%.zst}

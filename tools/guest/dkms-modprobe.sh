@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# Guest script (stock Debian kernel, tools/test-debs.sh): the rdma_rwx.ko
+# that the rdma-rwx-dkms package had DKMS build and install on the host is
+# found by modprobe through depmod (no path), loads next to Debian's own
+# ib_core and rdma_rxe, is live, and unloads cleanly: the smoke checks of
+# smoke-insmod.sh, on the packaged module.
+# Prints one "ok NAME" / "FAIL NAME: why" line per check; exits non-zero
+# on any failure.
+#   RWX_EXPECT_VERSION  the module version the package carries
+set -u
+. "$RWX_ROOT/tools/guest/rdma-setup.sh"
+rel=$(uname -r)
+failed=0
+ok() { echo "ok $1"; }
+fail() { echo "FAIL $1: $2"; failed=1; }
+
+if rdma_setup rxe > /tmp/rdma-setup.log 2>&1; then
+	ok "Soft-RoCE rxe0 up"
+else
+	fail "Soft-RoCE rxe0 up" "$(tail -n 1 /tmp/rdma-setup.log)"
+fi
+modprobe ib_core || fail "modprobe ib_core" "failed"
+
+# depmod's index (written by DKMS on the host) names the module.
+path=$(modinfo -n rdma_rwx 2>&1)
+case $path in
+"/lib/modules/$rel/updates/"*) ok "depmod finds rdma_rwx under updates/ ($path)" ;;
+*) fail "depmod finds rdma_rwx under updates/" "modinfo -n rdma_rwx: $path" ;;
+esac
+
+if out=$(modprobe rdma_rwx 2>&1); then
+	ok "modprobe rdma_rwx"
+else
+	fail "modprobe rdma_rwx" "$out"
+fi
+if grep -q '^rdma_rwx ' /proc/modules; then
+	ok "rdma_rwx live in /proc/modules"
+	echo "smoke: rdma_rwx $(cat /sys/module/rdma_rwx/version) loaded on $rel"
+else
+	fail "rdma_rwx live in /proc/modules" "not listed"
+fi
+version=$(cat /sys/module/rdma_rwx/version 2>/dev/null)
+if [ "$version" = "${RWX_EXPECT_VERSION:-}" ]; then
+	ok "module version $version"
+else
+	fail "module version" "got '$version', want '${RWX_EXPECT_VERSION:-}'"
+fi
+if [ -r /sys/kernel/debug/rdma_rwx/counters ] && cat /sys/kernel/debug/rdma_rwx/counters > /dev/null; then
+	ok "engine counters in debugfs"
+else
+	fail "engine counters in debugfs" "no readable /sys/kernel/debug/rdma_rwx/counters"
+fi
+if out=$(modprobe -r rdma_rwx 2>&1) && ! grep -q '^rdma_rwx ' /proc/modules; then
+	ok "modprobe -r rdma_rwx"
+	echo "smoke: rdma_rwx unloaded"
+else
+	fail "modprobe -r rdma_rwx" "${out:-still loaded}"
+fi
+exit "$failed"
