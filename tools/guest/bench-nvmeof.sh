@@ -28,18 +28,19 @@ print("%.0f %.2f" % (d["iops"], d["bw_bytes"] / 2**20))'
 # bench_side PATH SIDE ROUND: serve the namespace with one target, run
 # every workload.
 bench_side() {
-	local path=$1 side=$2 round=$3 ko="" w
+	local path=$1 side=$2 round=$3 ko="" w r
 	[ "$side" = engine ] && ko=$RWX_ULPDIR/nvmet-rdma/nvmet-rdma.ko
 	nvmeof_target_load "$ko" > /dev/null &&
 	nvmeof_target_up 192.0.2.1 > /dev/null &&
 	nvmeof_host_connect 192.0.2.1 > /dev/null || return 1
 	for w in $BENCH_WORKLOADS; do
-		echo "bench: data $path ${w%%:*}-${w#*:} $side $round $(bench_fio "${w%%:*}" "${w#*:}")"
+		r=$(bench_fio "${w%%:*}" "${w#*:}") || { echo "bench: fio $w failed"; return 1; }
+		echo "bench: data $path ${w%%:*}-${w#*:} $side $round $r"
 	done
 	nvmeof_host_disconnect && nvmeof_target_down && nvmeof_target_unload
 }
 
-# bench_nvmeof PATH: every round; the engine must already be loaded.
+# bench_nvmeof PATH: every round (loads the engine, RWX_ENGINE_MODULE).
 bench_nvmeof() {
 	local path=$1 round sides side
 	nvmeof_modules || return 1

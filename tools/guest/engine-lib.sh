@@ -7,7 +7,15 @@ engine_counters() {
 	sed "s/^/${RWX_LOG_PREFIX:-nvmeof}: engine /" $RWX_COUNTERS
 }
 
-engine_counter() { awk -v n="$1" '$1 == n {print $2}' $RWX_COUNTERS; }
+engine_counter() {
+	[ -r $RWX_COUNTERS ] || echo "${RWX_LOG_PREFIX:-nvmeof}: no $RWX_COUNTERS (engine not loaded?)" >&2
+	awk -v n="$1" '$1 == n {print $2}' $RWX_COUNTERS
+}
+
+# Plain contexts the engine set up so far, on any path.
+engine_contexts() {
+	echo $(($(engine_counter init_sge_single) + $(engine_counter init_sge_multi) + $(engine_counter init_mr)))
+}
 
 # Every context the engine set up was destroyed again.
 engine_live_check() {
@@ -25,10 +33,13 @@ kmemleak_start() {
 }
 
 # Scan once everything is torn down; reports go to the console, where the
-# host's judgement finds them.
+# host's judgement finds them.  Twice: a scan only greys an object it sees
+# for the first time (its checksum changed), so a new leak is reported by
+# the second scan.
 kmemleak_check() {
 	[ "${RWX_KMEMLEAK:-1}" = 1 ] && [ -w /sys/kernel/debug/kmemleak ] || return 0
 	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
 	echo scan > /sys/kernel/debug/kmemleak
 	cat /sys/kernel/debug/kmemleak
 }

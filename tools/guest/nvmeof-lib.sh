@@ -77,14 +77,19 @@ nvmeof_target_up() {
 	echo ipv4 > "$port/addr_adrfam" &&
 	echo "$1" > "$port/addr_traddr" &&
 	echo $NVMEOF_PORT > "$port/addr_trsvcid" &&
+	{ [ -z "${RWX_INLINE_DATA:-}" ] || echo "$RWX_INLINE_DATA" > "$port/param_inline_data_size"; } &&
 	ln -s "$subsys" "$port/subsystems/$NVMEOF_NQN" || return 1
 	echo "nvmeof: target $NVMEOF_NQN, namespace 1 = /dev/nullb0 ($(($(cat /sys/block/nullb0/size) / 2048)) MiB, memory-backed null_blk), port rdma $1:$NVMEOF_PORT"
 }
 
 nvmeof_target_down() {
 	local port=$NVMET_CFG/ports/1 subsys=$NVMET_CFG/subsystems/$NVMEOF_NQN
-	[ -L "$port/subsystems/$NVMEOF_NQN" ] && rm "$port/subsystems/$NVMEOF_NQN"
-	[ -d "$port" ] && rmdir "$port"
+	if [ -L "$port/subsystems/$NVMEOF_NQN" ]; then
+		rm "$port/subsystems/$NVMEOF_NQN" || return 1
+	fi
+	if [ -d "$port" ]; then
+		rmdir "$port" || return 1
+	fi
 	if [ -d "$subsys" ]; then
 		echo 0 > "$subsys/namespaces/1/enable"
 		rmdir "$subsys/namespaces/1" && rmdir "$subsys" || return 1
@@ -119,6 +124,7 @@ nvmeof_bdev() {
 	for ctrl in /sys/class/nvme/nvme*; do
 		[ "$(cat "$ctrl/subsysnqn" 2>/dev/null)" = $NVMEOF_NQN ] || continue
 		for ns in /sys/block/nvme*n1; do
+			# nvmeXcYn1 is a hidden path of a multipath head
 			case ${ns##*/} in nvme*c*) continue ;; esac
 			[ -e "$ns" ] && echo "/dev/${ns##*/}" && return
 		done
@@ -146,14 +152,22 @@ nvmeof_fio() {
 # the target's port.  The host must see I/O errors within a bounded time
 # (it was connected with a short ctrl-loss-tmo), not hang.
 nvmeof_fault_run() {
-	local fault=$1 dev=$2 pid i rc
+	local fault=$1 dev=$2 pid i rc first
 	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --thread \
 		--ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
 		--time_based --runtime=300 > /tmp/fio-fault.log 2>&1) &
 	pid=$!
-	sleep 10
+	sleep 8
+	# I/O must be flowing through the engine before the fault: contexts
+	# set up, and more of them a moment later.
+	first=$(engine_contexts)
+	sleep 2
 	kill -0 $pid 2>/dev/null || { echo "nvmeof: fio load ended early"; cat /tmp/fio-fault.log; return 1; }
-	echo "nvmeof: under load: $(engine_counter contexts_live) engine contexts live, $(($(engine_counter init_sge_single) + $(engine_counter init_sge_multi) + $(engine_counter init_mr))) set up"
+	if [ "$first" -le 0 ] || [ "$(engine_contexts)" -le "$first" ]; then
+		echo "nvmeof: no I/O through the engine before the fault ($first, then $(engine_contexts) contexts)"
+		return 1
+	fi
+	echo "nvmeof: under load: $(engine_counter contexts_live) engine contexts live, $(engine_contexts) set up"
 	case $fault in
 	link-delete)
 		echo "nvmeof: rdma link delete ${dev}0 under load"
@@ -175,12 +189,14 @@ nvmeof_fault_run() {
 	fi
 	wait $pid
 	rc=$?
-	if [ $rc = 0 ] || ! grep -qiE 'error' /tmp/fio-fault.log; then
+	# fio reports a failed I/O as "io_u error"; anything else is not the
+	# failure expected.
+	if [ $rc = 0 ] || ! grep -q 'io_u error' /tmp/fio-fault.log; then
 		echo "nvmeof: fio exit $rc, expected I/O errors:"
 		tail -5 /tmp/fio-fault.log
 		return 1
 	fi
-	echo "nvmeof: host saw I/O errors after $i s: $(grep -m1 -iE 'error' /tmp/fio-fault.log)"
+	echo "nvmeof: host saw I/O errors after $i s: $(grep -m1 'io_u error' /tmp/fio-fault.log)"
 }
 
 # engine_expect_paths sge|mr|sge+mr: the contexts the engine set up took

@@ -8,6 +8,7 @@
 #   RWX_NVMET_RDMA        the engine-built nvmet-rdma.ko; unset: the
 #                         kernel's own (ib_core's rdma_rw)
 #   RWX_FIO_JOBS          fio job file (default: tools/guest/fio/verify.fio)
+#   RWX_INLINE_DATA=0     no in-capsule data: every host write is an RDMA READ
 #   RWX_EXPECT_PATHS      sge | mr | sge+mr: the engine's contexts must have
 #                         taken these paths (its counters), with no error
 #   RWX_FAULT             "" | link-delete | port-remove: break the target
