@@ -228,9 +228,12 @@ static void rwx_engine_fill_local(struct rwx_engine_ctx *ctx, bool random)
 	}
 }
 
-/* init + post + wait + destroy; returns init's WR count or an error. */
-static int rwx_engine_move(struct kunit *test, u32 offset,
-			   enum dma_data_direction dir)
+/*
+ * One context from @sgl to the remote buffer, posted and waited for:
+ * init + post + wait + destroy.  Returns init's WR count or an error.
+ */
+static int rwx_engine_run(struct kunit *test, struct scatterlist *sgl,
+			  u32 nents, u32 offset, enum dma_data_direction dir)
 {
 	struct rwx_engine_ctx *ctx = test->priv;
 	struct rwx_loopback_wait *wait;
@@ -240,8 +243,8 @@ static int rwx_engine_move(struct kunit *test, u32 offset,
 	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
 	if (!wait)
 		return -ENOMEM;
-	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
-				   ctx->nents, offset, ctx->remote_dma,
+	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), sgl,
+				   nents, offset, ctx->remote_dma,
 				   ctx->conn.pd->unsafe_global_rkey, dir);
 	if (nr_wrs < 0)
 		return nr_wrs;
@@ -252,10 +255,54 @@ static int rwx_engine_move(struct kunit *test, u32 offset,
 		ret = rwx_loopback_wait_for(wait);
 	if (ret == -ETIMEDOUT)
 		return ret;	/* the WRs may still run: leave them mapped */
-	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
-			     ctx->nents, dir);
-	KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
+	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), sgl, nents,
+			     dir);
 	return ret ?: nr_wrs;
+}
+
+/*
+ * iWARP completes a WRITE once its data is handed to TCP, not once it is
+ * placed in the peer's memory (siw on Debian's 6.1 completes first often
+ * enough for a compare to see old bytes).  A READ on the same QP is
+ * answered only after the peer has processed everything sent before it,
+ * so its completion means the WRITE has landed: iWARP's READ-after-WRITE
+ * flush, here one byte through the engine (an iWARP READ needs an MR).
+ * InfiniBand and RoCE complete a WRITE only once the peer acknowledged it.
+ */
+static int rwx_engine_fence(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct scatterlist sg;
+	u8 *probe;
+	int ret;
+
+	if (!rdma_protocol_iwarp(ctx->conn.device, rwx_port(test)))
+		return 0;
+	probe = kunit_kzalloc(test, SMP_CACHE_BYTES, GFP_KERNEL);
+	if (!probe)
+		return -ENOMEM;
+	sg_init_one(&sg, probe, 1);
+	ret = rwx_engine_run(test, &sg, 1, 0, DMA_FROM_DEVICE);
+	return ret < 0 ? ret : 0;
+}
+
+/* The test's list, moved by one context (then fenced on iWARP). */
+static int rwx_engine_move(struct kunit *test, u32 offset,
+			   enum dma_data_direction dir)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	int ret;
+
+	ret = rwx_engine_run(test, ctx->sgl, ctx->nents, offset, dir);
+	if (ret > 0 && dir == DMA_TO_DEVICE) {
+		int fenced = rwx_engine_fence(test);
+
+		if (fenced)
+			ret = fenced;
+	}
+	if (ret != -ETIMEDOUT)
+		KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
+	return ret;
 }
 
 /* One direction of one shape: every shape must be moved. */
@@ -645,9 +692,19 @@ static void rwx_engine_alloc_fail(struct kunit *test)
 
 #undef P
 
-static void rwx_engine_restore_sgl_rd(void *data)
+/*
+ * A KUnit resource rather than kunit_add_action(), which 6.1 lacks: the
+ * device's max_sgl_rd goes back to 0 however the test ends.
+ */
+static int rwx_engine_sgl_rd_hold(struct kunit_resource *res, void *dev)
 {
-	struct ib_device *dev = data;
+	res->data = dev;
+	return 0;
+}
+
+static void rwx_engine_restore_sgl_rd(struct kunit_resource *res)
+{
+	struct ib_device *dev = res->data;
 
 	dev->attrs.max_sgl_rd = 0;
 }
@@ -671,9 +728,10 @@ static void rwx_engine_sgl_rd(struct kunit *test)
 	rwx_engine_ready(test);
 	dev = ctx->conn.device;
 	KUNIT_ASSERT_EQ(test, dev->attrs.max_sgl_rd, 0U);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, rwx_engine_sgl_rd_hold,
+							 rwx_engine_restore_sgl_rd,
+							 GFP_KERNEL, dev));
 	dev->attrs.max_sgl_rd = 4;
-	ret = kunit_add_action_or_reset(test, rwx_engine_restore_sgl_rd, dev);
-	KUNIT_ASSERT_EQ(test, ret, 0);
 	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
 	KUNIT_ASSERT_EQ(test, caps.max_sgl_rd, 4U);
 

@@ -23,9 +23,11 @@
 #include <rdma/mr_pool.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
-#include "rwx_loopback.h"
 #include <rdma/signature.h>
+#include "rwx_kunit_compat.h"
+#include "rwx_loopback.h"
 #include "rwx_t10_oracle.h"
+#include "rwx_td_fixture.h"
 #include "rwx_testdev.h"
 
 #define RWX_SIG_BUF_ORDER	5	/* 128 KiB per buffer */
@@ -49,12 +51,7 @@ static const struct rwx_testdev_caps rwx_sig_caps = {
 };
 
 struct rwx_sig_env {
-	struct rwx_testdev *tdev;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp;		/* integrity enabled: the engine posts here */
-	struct ib_qp *peer;
+	struct rwx_td_fixture fx;	/* fx.qp: integrity enabled, the engine's */
 	u8 *remote;			/* the peer's memory, at remote_dma */
 	u64 remote_dma;
 	u8 *data, *prot;		/* behind data_sg and prot_sg */
@@ -272,8 +269,8 @@ static struct ib_qp *rwx_sig_create_qp(struct rwx_sig_env *env, u32 flags,
 				       u32 ctxs)
 {
 	struct ib_qp_init_attr attr = {
-		.send_cq = env->cq,
-		.recv_cq = env->cq,
+		.send_cq = env->fx.cq,
+		.recv_cq = env->fx.cq,
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.port_num = 1,
@@ -287,32 +284,7 @@ static struct ib_qp *rwx_sig_create_qp(struct rwx_sig_env *env, u32 flags,
 		},
 	};
 
-	return ib_create_qp(env->pd, &attr);
-}
-
-static atomic_t rwx_sig_instance = ATOMIC_INIT(0);
-
-static struct rwx_testdev *rwx_sig_testdev(const struct rwx_testdev_caps *caps)
-{
-	char name[IB_DEVICE_NAME_MAX];
-
-	snprintf(name, sizeof(name), "rwxsig%d",
-		 atomic_inc_return(&rwx_sig_instance));
-	return rwx_testdev_create(name, caps);
-}
-
-static void *rwx_sig_pages(struct kunit *test)
-{
-	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO,
-					RWX_SIG_BUF_ORDER);
-
-	return page ? page_address(page) : NULL;
-}
-
-static void rwx_sig_free_pages(void *buf)
-{
-	if (buf)
-		free_pages((unsigned long)buf, RWX_SIG_BUF_ORDER);
+	return ib_create_qp(env->fx.pd, &attr);
 }
 
 static int rwx_sig_init(struct kunit *test)
@@ -323,11 +295,11 @@ static int rwx_sig_init(struct kunit *test)
 	if (!env)
 		return -ENOMEM;
 	test->priv = env;
-	env->remote = rwx_sig_pages(test);
-	env->data = rwx_sig_pages(test);
-	env->prot = rwx_sig_pages(test);
-	env->blocks = rwx_sig_pages(test);
-	env->image = rwx_sig_pages(test);
+	env->remote = rwx_td_pages(RWX_SIG_BUF_ORDER);
+	env->data = rwx_td_pages(RWX_SIG_BUF_ORDER);
+	env->prot = rwx_td_pages(RWX_SIG_BUF_ORDER);
+	env->blocks = rwx_td_pages(RWX_SIG_BUF_ORDER);
+	env->image = rwx_td_pages(RWX_SIG_BUF_ORDER);
 	return 0;
 }
 
@@ -342,63 +314,36 @@ static void rwx_sig_ready(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, env->blocks);
 	KUNIT_ASSERT_NOT_NULL(test, env->image);
 
-	env->tdev = rwx_sig_testdev(&rwx_sig_caps);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->tdev);
-	env->dev = rwx_testdev_ibdev(env->tdev);
-	env->pd = ib_alloc_pd(env->dev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->pd);
-	env->cq = ib_alloc_cq(env->dev, NULL, 128, 0, IB_POLL_SOFTIRQ);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->cq);
-	env->qp = rwx_sig_create_qp(env, IB_QP_CREATE_INTEGRITY_EN,
-				    RWX_SIG_CTXS);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->qp);
-	env->peer = rwx_sig_create_qp(env, 0, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->peer);
-	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->qp, env->peer), 0);
-	env->remote_dma = ib_dma_map_single(env->dev, env->remote,
+	rwx_td_fixture_open(test, &env->fx, "rwxsig%d", &rwx_sig_caps, 128,
+			    IB_POLL_SOFTIRQ);
+	env->fx.qp = rwx_sig_create_qp(env, IB_QP_CREATE_INTEGRITY_EN,
+				       RWX_SIG_CTXS);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.qp);
+	env->fx.peer = rwx_sig_create_qp(env, 0, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.peer);
+	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->fx.qp, env->fx.peer), 0);
+	env->remote_dma = ib_dma_map_single(env->fx.dev, env->remote,
 					    RWX_SIG_BUF_LEN, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(env->dev, env->remote_dma)) {
+	if (ib_dma_mapping_error(env->fx.dev, env->remote_dma)) {
 		env->remote_dma = 0;
 		KUNIT_FAIL(test, "cannot map the remote buffer");
 	}
 }
 
-static void rwx_sig_destroy_qp(struct ib_qp **qp)
-{
-	if (!IS_ERR_OR_NULL(*qp))
-		ib_destroy_qp(*qp);
-	*qp = NULL;
-}
-
-/*
- * The ULP rules of Documentation/rdma_rwx.rst: contexts are gone (each
- * case destroys its own), then the QPs, the CQ, the PD, the device.
- */
+/* Each case destroys its own contexts; then the fixture, the buffers. */
 static void rwx_sig_exit(struct kunit *test)
 {
 	struct rwx_sig_env *env = test->priv;
-	struct rwx_testdev_counts counts;
 
 	if (env->remote_dma)
-		ib_dma_unmap_single(env->dev, env->remote_dma, RWX_SIG_BUF_LEN,
+		ib_dma_unmap_single(env->fx.dev, env->remote_dma, RWX_SIG_BUF_LEN,
 				    DMA_BIDIRECTIONAL);
-	rwx_sig_destroy_qp(&env->qp);
-	rwx_sig_destroy_qp(&env->peer);
-	if (!IS_ERR_OR_NULL(env->cq))
-		ib_free_cq(env->cq);
-	if (!IS_ERR_OR_NULL(env->pd))
-		ib_dealloc_pd(env->pd);
-	if (!IS_ERR_OR_NULL(env->tdev)) {
-		rwx_testdev_counts(env->tdev, &counts);
-		KUNIT_EXPECT_EQ(test, counts.pds + counts.cqs + counts.qps +
-				counts.mrs, 0);
-		rwx_testdev_destroy(env->tdev);
-	}
-	rwx_sig_free_pages(env->remote);
-	rwx_sig_free_pages(env->data);
-	rwx_sig_free_pages(env->prot);
-	rwx_sig_free_pages(env->blocks);
-	rwx_sig_free_pages(env->image);
+	rwx_td_fixture_close(test, &env->fx);
+	rwx_td_free_pages(env->remote, RWX_SIG_BUF_ORDER);
+	rwx_td_free_pages(env->data, RWX_SIG_BUF_ORDER);
+	rwx_td_free_pages(env->prot, RWX_SIG_BUF_ORDER);
+	rwx_td_free_pages(env->blocks, RWX_SIG_BUF_ORDER);
+	rwx_td_free_pages(env->image, RWX_SIG_BUF_ORDER);
 }
 
 static struct scatterlist *rwx_sig_prot(struct rwx_sig_env *env)
@@ -410,18 +355,18 @@ static int rwx_sig_ctx_init(struct rwx_sig_env *env, struct rdma_rw_ctx *rw,
 			    struct ib_sig_attrs *attrs,
 			    enum dma_data_direction dir)
 {
-	return rdma_rwx_ctx_signature_init(rw, env->qp, 1, env->data_sg,
+	return rdma_rwx_ctx_signature_init(rw, env->fx.qp, 1, env->data_sg,
 					   env->data_nents, rwx_sig_prot(env),
 					   env->prot_nents, attrs,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, dir);
+					   env->fx.pd->unsafe_global_rkey, dir);
 }
 
 static void rwx_sig_ctx_destroy(struct rwx_sig_env *env,
 				struct rdma_rw_ctx *rw,
 				enum dma_data_direction dir)
 {
-	rdma_rwx_ctx_destroy_signature(rw, env->qp, 1, env->data_sg,
+	rdma_rwx_ctx_destroy_signature(rw, env->fx.qp, 1, env->data_sg,
 				       env->data_nents, rwx_sig_prot(env),
 				       env->prot_nents, dir);
 }
@@ -445,11 +390,11 @@ static int rwx_sig_move(struct kunit *test, struct ib_sig_attrs *attrs,
 	if (nr_wrs < 0)
 		return nr_wrs;
 	rwx_loopback_wait_init(&wait);
-	rwx_testdev_record_start(env->tdev);
-	ret = rdma_rwx_ctx_post(&rw, env->qp, 1, &wait.cqe, NULL);
+	rwx_testdev_record_start(env->fx.tdev);
+	ret = rdma_rwx_ctx_post(&rw, env->fx.qp, 1, &wait.cqe, NULL);
 	if (!ret)
 		ret = rwx_loopback_wait_for(&wait);
-	posted = rwx_testdev_record_stop(env->tdev, env->recs, RWX_SIG_RECS);
+	posted = rwx_testdev_record_stop(env->fx.tdev, env->recs, RWX_SIG_RECS);
 	if (ret == -ETIMEDOUT)
 		return ret;	/* the WRs may still run: leave them mapped */
 	KUNIT_EXPECT_EQ(test, posted, (u32)nr_wrs);
@@ -461,7 +406,7 @@ static int rwx_sig_move(struct kunit *test, struct ib_sig_attrs *attrs,
 			0);
 	KUNIT_EXPECT_EQ(test, again.fail_status, 0);
 	rwx_sig_ctx_destroy(env, &rw, dir);
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 	return ret ?: nr_wrs;
 }
 
@@ -501,7 +446,7 @@ static void rwx_sig_expect_chain(struct kunit *test, int nr_wrs,
 	KUNIT_EXPECT_EQ(test, rdma->sge[0].addr, reg->reg_iova);
 	KUNIT_EXPECT_EQ(test, rdma->sge[0].length, length);
 	KUNIT_EXPECT_EQ(test, rdma->remote_addr, env->remote_dma);
-	KUNIT_EXPECT_EQ(test, rdma->rkey, env->pd->unsafe_global_rkey);
+	KUNIT_EXPECT_EQ(test, rdma->rkey, env->fx.pd->unsafe_global_rkey);
 }
 
 /* One case, WRITE then READ, twice over (the second use of the pool's MRs
@@ -755,27 +700,27 @@ static void rwx_sig_diff(struct kunit *test)
 		rwx_sig_image(env, c, &attrs.wire, env->remote);
 
 		/* ib_core, posted as it builds it. */
-		nr_ref = rdma_rw_ctx_signature_init(&rw, env->qp, 1,
+		nr_ref = rdma_rw_ctx_signature_init(&rw, env->fx.qp, 1,
 						    env->data_sg, env->data_nents,
 						    rwx_sig_prot(env),
 						    env->prot_nents, &attrs,
 						    env->remote_dma,
-						    env->pd->unsafe_global_rkey,
+						    env->fx.pd->unsafe_global_rkey,
 						    dir);
 		KUNIT_ASSERT_GT_MSG(test, nr_ref, 0, "%s: ib_core", c->name);
 		rwx_loopback_wait_init(&wait);
-		rwx_testdev_record_start(env->tdev);
-		first = rdma_rw_ctx_wrs(&rw, env->qp, 1, &wait.cqe, NULL);
-		KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, first, NULL), 0);
+		rwx_testdev_record_start(env->fx.tdev);
+		first = rdma_rw_ctx_wrs(&rw, env->fx.qp, 1, &wait.cqe, NULL);
+		KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, first, NULL), 0);
 		KUNIT_ASSERT_EQ(test, rwx_loopback_wait_for(&wait), 0);
-		posted = rwx_testdev_record_stop(env->tdev, ref, RWX_SIG_RECS);
+		posted = rwx_testdev_record_stop(env->fx.tdev, ref, RWX_SIG_RECS);
 		KUNIT_EXPECT_EQ(test, posted, (u32)nr_ref);
 		/* As a ULP does, before the MR goes back to the pool. */
 		KUNIT_EXPECT_EQ(test, ib_check_mr_status(rw.reg->mr,
 							 IB_MR_CHECK_SIG_STATUS,
 							 &st), 0);
 		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
-		rdma_rw_ctx_destroy_signature(&rw, env->qp, 1, env->data_sg,
+		rdma_rw_ctx_destroy_signature(&rw, env->fx.qp, 1, env->data_sg,
 					      env->data_nents, rwx_sig_prot(env),
 					      env->prot_nents, dir);
 		memcpy(env->image, dir == DMA_TO_DEVICE ? env->remote :
@@ -793,11 +738,11 @@ static void rwx_sig_diff(struct kunit *test)
 		nr = rwx_sig_ctx_init(env, &rw, &attrs, dir);
 		KUNIT_ASSERT_GT_MSG(test, nr, 0, "%s %s", c->name,
 				    rwx_sig_dir(dir));
-		rwx_testdev_record_start(env->tdev);
-		KUNIT_ASSERT_EQ(test, rdma_rwx_ctx_post(&rw, env->qp, 1,
+		rwx_testdev_record_start(env->fx.tdev);
+		KUNIT_ASSERT_EQ(test, rdma_rwx_ctx_post(&rw, env->fx.qp, 1,
 							&wait.cqe, NULL), 0);
 		KUNIT_ASSERT_EQ(test, rwx_loopback_wait_for(&wait), 0);
-		posted = rwx_testdev_record_stop(env->tdev, env->recs,
+		posted = rwx_testdev_record_stop(env->fx.tdev, env->recs,
 						 RWX_SIG_RECS);
 		KUNIT_EXPECT_EQ(test, posted, (u32)nr);
 		KUNIT_EXPECT_EQ(test, ib_check_mr_status(rw.reg->mr,
@@ -822,7 +767,7 @@ static void rwx_sig_diff(struct kunit *test)
 				       env->image + RWX_SIG_IMAGE_PROT, PAGE_SIZE,
 				       "%s %s: the same PI", c->name,
 				       rwx_sig_dir(dir));
-		KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+		KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 	}
 }
 
@@ -858,21 +803,21 @@ static void rwx_sig_bad_input(struct kunit *test)
 	rwx_sig_attrs(&attrs, &c);
 	d = env->data_sg;
 	p = env->prot_sg;
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(NULL, env->qp, 1, d, 1, p, 1, &attrs,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(NULL, env->fx.qp, 1, d, 1, p, 1, &attrs,
 					   DMA_TO_DEVICE), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, NULL, 1, d, 1, p, 1, &attrs,
 					   DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 1, NULL, 1, p, 1,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, NULL, 1, p, 1,
 					   &attrs, DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 1, d, 0, p, 1, &attrs,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 0, p, 1, &attrs,
 					   DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 1, d, 1, NULL, 1,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 1, NULL, 1,
 					   &attrs, DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 1, d, 1, p, 1, NULL,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 1, p, 1, NULL,
 					   DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 1, d, 1, p, 1, &attrs,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 1, p, 1, &attrs,
 					   DMA_BIDIRECTIONAL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 2, d, 1, p, 1, &attrs,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 2, d, 1, p, 1, &attrs,
 					   DMA_TO_DEVICE), -EINVAL);
 
 	/* Domains: both NONE, an interval T10 does not define, a bad guard. */
@@ -901,7 +846,7 @@ static void rwx_sig_bad_input(struct kunit *test)
 	sg_init_table(big, RWX_SIG_PI_PAGES + 1);
 	for (i = 0; i <= RWX_SIG_PI_PAGES; i++)
 		sg_set_buf(&big[i], env->data + i * PAGE_SIZE, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 1, big,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, big,
 					   RWX_SIG_PI_PAGES + 1, NULL, 0, &attrs,
 					   DMA_TO_DEVICE), -EINVAL);
 	/* A list the device cannot map in one MR (a gap between entries). */
@@ -910,14 +855,14 @@ static void rwx_sig_bad_input(struct kunit *test)
 	sg_set_buf(&big[1], env->data + 2 * PAGE_SIZE, 512);
 	bad = attrs;
 	bad.mem.sig_type = IB_SIG_TYPE_NONE;
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->qp, 1, big, 2, NULL, 0,
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, big, 2, NULL, 0,
 					   &bad, DMA_TO_DEVICE), -EINVAL);
 	/* PI that does not match the data: 8 blocks, PI for 7. */
 	env->prot_sg[0].length -= RWX_SIG_PI_SIZE;
 	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
 			-EINVAL);
 	env->prot_sg[0].length += RWX_SIG_PI_SIZE;
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 
 	/* A QP without integrity. */
 	plain = rwx_sig_create_qp(env, 0, RWX_SIG_CTXS);
@@ -952,13 +897,13 @@ static void rwx_sig_pool(struct kunit *test)
 						       DMA_TO_DEVICE), 0);
 	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
 			-EAGAIN);
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, RWX_SIG_CTXS);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, RWX_SIG_CTXS);
 	/* The plain pool is another: its MRs are all there. */
-	KUNIT_EXPECT_EQ(test, list_count_nodes(&env->qp->rdma_mrs),
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&env->fx.qp->rdma_mrs),
 			(size_t)RWX_SIG_CTXS);
 	for (i = 0; i < RWX_SIG_CTXS; i++)
 		rwx_sig_ctx_destroy(env, &held[i], DMA_TO_DEVICE);
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 
 	nopool = rwx_sig_create_qp(env, IB_QP_CREATE_INTEGRITY_EN, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nopool);
@@ -1010,12 +955,12 @@ static void rwx_sig_faults(struct kunit *test)
 	rwx_sig_lists(test, &c);
 	rwx_sig_attrs(&attrs, &c);
 	for (i = 0; i < ARRAY_SIZE(map_faults); i++) {
-		rwx_testdev_inject(env->tdev, map_faults[i], 1);
+		rwx_testdev_inject(env->fx.tdev, map_faults[i], 1);
 		KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs,
 						       DMA_TO_DEVICE), -EINVAL);
-		KUNIT_EXPECT_TRUE(test, rwx_testdev_fault_fired(env->tdev,
+		KUNIT_EXPECT_TRUE(test, rwx_testdev_fault_fired(env->fx.tdev,
 								map_faults[i]));
-		KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+		KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 	}
 
 	/*
@@ -1029,17 +974,17 @@ static void rwx_sig_faults(struct kunit *test)
 		ret = rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE);
 		KUNIT_ASSERT_EQ_MSG(test, ret, post_faults[i].chain, "step %u", i);
 		rwx_loopback_wait_init(&wait);
-		rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_POST_SEND, nth);
-		KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_ctx_post(&rw, env->qp, 1,
+		rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_POST_SEND, nth);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_ctx_post(&rw, env->fx.qp, 1,
 							    &wait.cqe, NULL),
 				    -ENOMEM, "post failing at WR %u of %d",
 				    nth, ret);
 		KUNIT_EXPECT_TRUE(test,
-				  rwx_testdev_fault_fired(env->tdev,
+				  rwx_testdev_fault_fired(env->fx.tdev,
 							  RWX_TESTDEV_FAULT_POST_SEND));
-		rwx_testdev_flush(env->tdev);	/* what was posted has run */
+		rwx_testdev_flush(env->fx.tdev);	/* what was posted has run */
 		rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);
-		KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+		KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 		if (!post_faults[i].move)
 			continue;
 
@@ -1058,13 +1003,13 @@ static void rwx_sig_faults(struct kunit *test)
 	ret = rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE);
 	KUNIT_ASSERT_GT(test, ret, 0);
 	rwx_loopback_wait_init(&wait);
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_WR_ERROR, ret);
-	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, env->qp, 1, &wait.cqe,
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_WR_ERROR, ret);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, env->fx.qp, 1, &wait.cqe,
 						NULL), 0);
 	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(&wait), -EIO);
 	KUNIT_EXPECT_EQ(test, wait.status, IB_WC_GENERAL_ERR);
 	rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 }
 
 /*
@@ -1079,20 +1024,20 @@ static void rwx_sig_qp_alloc_fault(struct kunit *test)
 	u32 nth;
 
 	rwx_sig_ready(test);
-	rwx_testdev_counts(env->tdev, &before);
+	rwx_testdev_counts(env->fx.tdev, &before);
 	/* Plain pool first, then the signature pool: fail each MR in turn. */
 	for (nth = 1; nth <= 2 * RWX_SIG_CTXS; nth++) {
-		rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_ALLOC_MR, nth);
+		rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_ALLOC_MR, nth);
 		qp = rwx_sig_create_qp(env, IB_QP_CREATE_INTEGRITY_EN,
 				       RWX_SIG_CTXS);
 		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(qp), "MR %u failed", nth);
 		if (!IS_ERR(qp))
 			ib_destroy_qp(qp);
-		rwx_testdev_counts(env->tdev, &after);
+		rwx_testdev_counts(env->fx.tdev, &after);
 		KUNIT_EXPECT_EQ(test, after.mrs, before.mrs);
 		KUNIT_EXPECT_EQ(test, after.qps, before.qps);
 	}
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_ALLOC_MR, 0);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_ALLOC_MR, 0);
 }
 
 /*
@@ -1122,13 +1067,13 @@ static void rwx_sig_alloc_fail(struct kunit *test)
 		left = current->fail_nth;
 		current->fail_nth = 0;
 		if (ret == -ENOMEM) {
-			KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+			KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 			failed++;
 			continue;
 		}
 		KUNIT_ASSERT_GT_MSG(test, ret, 0, "call %u failed", n);
 		rwx_sig_ctx_destroy(env, &rw, DMA_FROM_DEVICE);
-		KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+		KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 		if (left)	/* nothing was failed: all done */
 			break;
 	}
@@ -1160,21 +1105,21 @@ static void rwx_sig_destroy_mismatch(struct kunit *test)
 	rwx_sig_attrs(&attrs, &c);
 	KUNIT_ASSERT_GT(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
 			0);
-	rdma_rwx_ctx_destroy(&rw, env->qp, 1, env->data_sg, env->data_nents,
+	rdma_rwx_ctx_destroy(&rw, env->fx.qp, 1, env->data_sg, env->data_nents,
 			     DMA_TO_DEVICE);
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 1);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 1);
 	rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 	rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);	/* dead: no-op */
 
-	KUNIT_ASSERT_GT(test, rdma_rwx_ctx_init(&rw, env->qp, 1, env->data_sg,
+	KUNIT_ASSERT_GT(test, rdma_rwx_ctx_init(&rw, env->fx.qp, 1, env->data_sg,
 						env->data_nents, 0,
 						env->remote_dma, 0,
 						DMA_TO_DEVICE), 0);
 	rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);
-	rdma_rwx_ctx_destroy(&rw, env->qp, 1, env->data_sg, env->data_nents,
+	rdma_rwx_ctx_destroy(&rw, env->fx.qp, 1, env->data_sg, env->data_nents,
 			     DMA_TO_DEVICE);
-	KUNIT_EXPECT_EQ(test, env->qp->mrs_used, 0);
+	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 }
 
 /*
@@ -1202,23 +1147,23 @@ static void rwx_sig_sizing(struct kunit *test)
 	 * SGE path (READ WRs of max_sge_rd SGEs) unless force_mr, and then
 	 * the integrity QP's MRs map the PI page list.
 	 */
-	rdma_rwx_qp_caps(env->qp, 1, &qcaps);
+	rdma_rwx_qp_caps(env->fx.qp, 1, &qcaps);
 	per_op = qcaps.force_mr ? RWX_SIG_PI_PAGES : rwx_sig_caps.max_sge_rd;
-	KUNIT_EXPECT_EQ(test, rdma_rwx_qp_mr_factor(env->dev, 1, 64, integrity),
+	KUNIT_EXPECT_EQ(test, rdma_rwx_qp_mr_factor(env->fx.dev, 1, 64, integrity),
 			64 / per_op);
-	KUNIT_EXPECT_EQ(test, rdma_rwx_qp_mr_factor(env->dev, 1, 65, integrity),
+	KUNIT_EXPECT_EQ(test, rdma_rwx_qp_mr_factor(env->fx.dev, 1, 65, integrity),
 			64 / per_op + 1);
 	if (!qcaps.force_mr)
-		KUNIT_EXPECT_EQ(test, rdma_rwx_mr_factor(env->dev, 1, 64),
+		KUNIT_EXPECT_EQ(test, rdma_rwx_mr_factor(env->fx.dev, 1, 64),
 				64 / rwx_sig_caps.max_sge_rd);
-	KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(env->dev, 1, 5, integrity),
+	KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(env->fx.dev, 1, 5, integrity),
 			15U);
-	KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(env->dev, 1, 5, 0), 5U);
-	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(env->dev, 1, &attr),
+	KUNIT_EXPECT_EQ(test, rdma_rwx_max_send_wr(env->fx.dev, 1, 5, 0), 5U);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(env->fx.dev, 1, &attr),
 			8 + 3 * 4);
 
 	caps.integrity = false;
-	plain = rwx_sig_testdev(&caps);
+	plain = rwx_testdev_create("rwxsig%d", &caps);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, plain);
 	KUNIT_EXPECT_EQ(test, rdma_rwx_init_qp_attr(rwx_testdev_ibdev(plain),
 						    1, &attr), -EOPNOTSUPP);

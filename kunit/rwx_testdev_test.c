@@ -25,7 +25,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 #include <rdma/signature.h>
+#include "rwx_kunit_compat.h"
 #include "rwx_t10_oracle.h"
+#include "rwx_td_fixture.h"
 #include "rwx_testdev.h"
 
 #define RWX_TDT_BUF_ORDER	3		/* 32 KiB per buffer */
@@ -40,12 +42,7 @@
 #define RWX_TDT_WAIT		(30 * HZ)	/* TCG guests are slow */
 
 struct rwx_tdt_env {
-	struct rwx_testdev *tdev;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp;		/* posts here */
-	struct ib_qp *peer;		/* the far end */
+	struct rwx_td_fixture fx;
 	u8 *local, *remote, *extra;
 	u64 local_dma, remote_dma;
 	struct ib_wc wc[RWX_TDT_MAX_WC];
@@ -75,20 +72,6 @@ static const struct rwx_testdev_caps rwx_tdt_pi_caps = {
 	.max_pi_fast_reg_page_list_len = 8,
 };
 
-static void *rwx_tdt_pages(void)
-{
-	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO,
-					RWX_TDT_BUF_ORDER);
-
-	return page ? page_address(page) : NULL;
-}
-
-static void rwx_tdt_free_pages(void *buf)
-{
-	if (buf)
-		free_pages((unsigned long)buf, RWX_TDT_BUF_ORDER);
-}
-
 static int rwx_tdt_init(struct kunit *test)
 {
 	struct rwx_tdt_env *env;
@@ -97,48 +80,26 @@ static int rwx_tdt_init(struct kunit *test)
 	if (!env)
 		return -ENOMEM;
 	test->priv = env;
-	env->local = rwx_tdt_pages();
-	env->remote = rwx_tdt_pages();
-	env->extra = rwx_tdt_pages();
+	env->local = rwx_td_pages(RWX_TDT_BUF_ORDER);
+	env->remote = rwx_td_pages(RWX_TDT_BUF_ORDER);
+	env->extra = rwx_td_pages(RWX_TDT_BUF_ORDER);
 	return 0;
-}
-
-static void rwx_tdt_destroy_qp(struct ib_qp **qp)
-{
-	if (!IS_ERR_OR_NULL(*qp))
-		ib_destroy_qp(*qp);
-	*qp = NULL;
 }
 
 static void rwx_tdt_exit(struct kunit *test)
 {
 	struct rwx_tdt_env *env = test->priv;
-	struct rwx_testdev_counts counts;
 
 	if (env->local_dma)
-		ib_dma_unmap_single(env->dev, env->local_dma, RWX_TDT_BUF_LEN,
+		ib_dma_unmap_single(env->fx.dev, env->local_dma, RWX_TDT_BUF_LEN,
 				    DMA_BIDIRECTIONAL);
 	if (env->remote_dma)
-		ib_dma_unmap_single(env->dev, env->remote_dma, RWX_TDT_BUF_LEN,
+		ib_dma_unmap_single(env->fx.dev, env->remote_dma, RWX_TDT_BUF_LEN,
 				    DMA_BIDIRECTIONAL);
-	rwx_tdt_destroy_qp(&env->qp);
-	rwx_tdt_destroy_qp(&env->peer);
-	if (!IS_ERR_OR_NULL(env->cq))
-		ib_free_cq(env->cq);
-	if (!IS_ERR_OR_NULL(env->pd))
-		ib_dealloc_pd(env->pd);
-	if (!IS_ERR_OR_NULL(env->tdev)) {
-		rwx_testdev_counts(env->tdev, &counts);
-		KUNIT_EXPECT_EQ(test, counts.pds, 0);
-		KUNIT_EXPECT_EQ(test, counts.cqs, 0);
-		KUNIT_EXPECT_EQ(test, counts.qps, 0);
-		KUNIT_EXPECT_EQ(test, counts.mrs, 0);
-		KUNIT_EXPECT_EQ(test, counts.valid_mrs, 0);
-		rwx_testdev_destroy(env->tdev);
-	}
-	rwx_tdt_free_pages(env->local);
-	rwx_tdt_free_pages(env->remote);
-	rwx_tdt_free_pages(env->extra);
+	rwx_td_fixture_close(test, &env->fx);
+	rwx_td_free_pages(env->local, RWX_TDT_BUF_ORDER);
+	rwx_td_free_pages(env->remote, RWX_TDT_BUF_ORDER);
+	rwx_td_free_pages(env->extra, RWX_TDT_BUF_ORDER);
 }
 
 static struct ib_qp *rwx_tdt_create_qp_pd(struct rwx_tdt_env *env,
@@ -155,8 +116,8 @@ static struct ib_qp *rwx_tdt_create_qp_pd(struct rwx_tdt_env *env,
 		.cap = {
 			.max_send_wr = RWX_TDT_SEND_WR,
 			.max_recv_wr = RWX_TDT_RECV_WR,
-			.max_send_sge = min(4, env->dev->attrs.max_send_sge),
-			.max_recv_sge = min(4, env->dev->attrs.max_recv_sge),
+			.max_send_sge = min(4, env->fx.dev->attrs.max_send_sge),
+			.max_recv_sge = min(4, env->fx.dev->attrs.max_recv_sge),
 		},
 	};
 
@@ -166,23 +127,23 @@ static struct ib_qp *rwx_tdt_create_qp_pd(struct rwx_tdt_env *env,
 static struct ib_qp *rwx_tdt_create_qp(struct rwx_tdt_env *env,
 				       struct ib_cq *cq, u32 flags)
 {
-	return rwx_tdt_create_qp_pd(env, env->pd, cq, flags);
+	return rwx_tdt_create_qp_pd(env, env->fx.pd, cq, flags);
 }
 
-/* A fresh connected pair on env->cq, replacing the one before. */
+/* A fresh connected pair on env->fx.cq, replacing the one before. */
 static void rwx_tdt_pair(struct kunit *test, u32 flags)
 {
 	struct rwx_tdt_env *env = test->priv;
 
-	rwx_tdt_destroy_qp(&env->qp);
-	rwx_tdt_destroy_qp(&env->peer);
-	while (ib_poll_cq(env->cq, RWX_TDT_MAX_WC, env->wc) > 0)
+	rwx_td_destroy_qp(&env->fx.qp);
+	rwx_td_destroy_qp(&env->fx.peer);
+	while (ib_poll_cq(env->fx.cq, RWX_TDT_MAX_WC, env->wc) > 0)
 		;	/* what the old pair left */
-	env->qp = rwx_tdt_create_qp(env, env->cq, flags);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->qp);
-	env->peer = rwx_tdt_create_qp(env, env->cq, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->peer);
-	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->qp, env->peer), 0);
+	env->fx.qp = rwx_tdt_create_qp(env, env->fx.cq, flags);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.qp);
+	env->fx.peer = rwx_tdt_create_qp(env, env->fx.cq, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.peer);
+	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->fx.qp, env->fx.peer), 0);
 }
 
 /* An instance, its PD (unsafe global rkey), a CQ polled here, a pair. */
@@ -194,24 +155,19 @@ static void rwx_tdt_setup(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, env->local);
 	KUNIT_ASSERT_NOT_NULL(test, env->remote);
 	KUNIT_ASSERT_NOT_NULL(test, env->extra);
-	env->tdev = rwx_testdev_create("rwxtdt%d", caps);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->tdev);
-	env->dev = rwx_testdev_ibdev(env->tdev);
-	env->pd = ib_alloc_pd(env->dev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->pd);
-	env->cq = ib_alloc_cq(env->dev, NULL, RWX_TDT_CQE, 0, IB_POLL_DIRECT);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->cq);
+	rwx_td_fixture_open(test, &env->fx, "rwxtdt%d", caps, RWX_TDT_CQE,
+			    IB_POLL_DIRECT);
 	rwx_tdt_pair(test, qp_flags);
 
-	env->local_dma = ib_dma_map_single(env->dev, env->local,
+	env->local_dma = ib_dma_map_single(env->fx.dev, env->local,
 					   RWX_TDT_BUF_LEN, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(env->dev, env->local_dma)) {
+	if (ib_dma_mapping_error(env->fx.dev, env->local_dma)) {
 		env->local_dma = 0;
 		KUNIT_FAIL_AND_ABORT(test, "cannot map the local buffer");
 	}
-	env->remote_dma = ib_dma_map_single(env->dev, env->remote,
+	env->remote_dma = ib_dma_map_single(env->fx.dev, env->remote,
 					    RWX_TDT_BUF_LEN, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(env->dev, env->remote_dma)) {
+	if (ib_dma_mapping_error(env->fx.dev, env->remote_dma)) {
 		env->remote_dma = 0;
 		KUNIT_FAIL_AND_ABORT(test, "cannot map the remote buffer");
 	}
@@ -222,9 +178,9 @@ static int rwx_tdt_poll(struct rwx_tdt_env *env)
 {
 	int n = 0, got;
 
-	rwx_testdev_flush(env->tdev);
+	rwx_testdev_flush(env->fx.tdev);
 	while (n < RWX_TDT_MAX_WC) {
-		got = ib_poll_cq(env->cq, RWX_TDT_MAX_WC - n, env->wc + n);
+		got = ib_poll_cq(env->fx.cq, RWX_TDT_MAX_WC - n, env->wc + n);
 		if (got <= 0)
 			break;
 		n += got;
@@ -279,7 +235,7 @@ static struct ib_sge rwx_tdt_sge(struct rwx_tdt_env *env, u32 off, u32 len)
 	struct ib_sge sge = {
 		.addr = env->local_dma + off,
 		.length = len,
-		.lkey = env->pd->local_dma_lkey,
+		.lkey = env->fx.pd->local_dma_lkey,
 	};
 
 	return sge;
@@ -291,8 +247,8 @@ static int rwx_tdt_write(struct rwx_tdt_env *env, u32 off, u32 len,
 {
 	struct ib_sge sge = rwx_tdt_sge(env, off, len);
 
-	return rwx_tdt_rdma(env->qp, IB_WR_RDMA_WRITE, &sge, 1, raddr,
-			    env->pd->unsafe_global_rkey, wr_id,
+	return rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_WRITE, &sge, 1, raddr,
+			    env->fx.pd->unsafe_global_rkey, wr_id,
 			    IB_SEND_SIGNALED);
 }
 
@@ -343,14 +299,14 @@ static int rwx_tdt_inv(struct ib_qp *qp, u32 key, u64 wr_id)
 static bool rwx_tdt_fired(struct rwx_tdt_env *env,
 			  enum rwx_testdev_fault fault)
 {
-	return rwx_testdev_fault_fired(env->tdev, fault);
+	return rwx_testdev_fault_fired(env->fx.tdev, fault);
 }
 
 static u32 rwx_tdt_valid_mrs(struct rwx_tdt_env *env)
 {
 	struct rwx_testdev_counts counts;
 
-	rwx_testdev_counts(env->tdev, &counts);
+	rwx_testdev_counts(env->fx.tdev, &counts);
 	return counts.valid_mrs;
 }
 
@@ -386,28 +342,28 @@ static void rwx_tdt_caps(struct kunit *test)
 	u32 i;
 
 	rwx_tdt_setup(test, &small, 0);
-	KUNIT_EXPECT_PTR_EQ(test, rwx_testdev_from_ibdev(env->dev), env->tdev);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_send_sge, 3);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_recv_sge, 32);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_sge_rd, 2);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_sgl_rd, 5);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_fast_reg_page_list_len, 4);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_pi_fast_reg_page_list_len, 0);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_qp_wr, 4096);
-	KUNIT_EXPECT_EQ(test, env->dev->attrs.max_qp_init_rd_atom, 16);
-	KUNIT_EXPECT_TRUE(test, env->dev->attrs.kernel_cap_flags &
+	KUNIT_EXPECT_PTR_EQ(test, rwx_testdev_from_ibdev(env->fx.dev), env->fx.tdev);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_send_sge, 3);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_recv_sge, 32);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_sge_rd, 2);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_sgl_rd, 5);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_fast_reg_page_list_len, 4);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_pi_fast_reg_page_list_len, 0);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_qp_wr, 4096);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->attrs.max_qp_init_rd_atom, 16);
+	KUNIT_EXPECT_TRUE(test, env->fx.dev->attrs.kernel_cap_flags &
 			  IBK_LOCAL_DMA_LKEY);
-	KUNIT_EXPECT_FALSE(test, env->dev->attrs.kernel_cap_flags &
+	KUNIT_EXPECT_FALSE(test, env->fx.dev->attrs.kernel_cap_flags &
 			   IBK_INTEGRITY_HANDOVER);
-	KUNIT_EXPECT_TRUE(test, env->dev->attrs.device_cap_flags &
+	KUNIT_EXPECT_TRUE(test, env->fx.dev->attrs.device_cap_flags &
 			  IB_DEVICE_MEM_MGT_EXTENSIONS);
-	KUNIT_EXPECT_TRUE(test, rdma_protocol_ib(env->dev, 1));
-	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(env->dev, 1),
+	KUNIT_EXPECT_TRUE(test, rdma_protocol_ib(env->fx.dev, 1));
+	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(env->fx.dev, 1),
 			IB_LINK_LAYER_INFINIBAND);
 	KUNIT_EXPECT_PTR_EQ(test, rwx_testdev_from_ibdev(NULL),
 			    (struct rwx_testdev *)NULL);
 
-	rwx_testdev_counts(env->tdev, &counts);
+	rwx_testdev_counts(env->fx.tdev, &counts);
 	KUNIT_EXPECT_EQ(test, counts.pds, 1);
 	KUNIT_EXPECT_EQ(test, counts.cqs, 1);
 	KUNIT_EXPECT_EQ(test, counts.qps, 2);
@@ -415,41 +371,41 @@ static void rwx_tdt_caps(struct kunit *test)
 
 	/* QP capabilities above the device's, or unsupported. */
 	memset(&attr, 0, sizeof(attr));
-	attr.send_cq = env->cq;
-	attr.recv_cq = env->cq;
+	attr.send_cq = env->fx.cq;
+	attr.recv_cq = env->fx.cq;
 	attr.qp_type = IB_QPT_RC;
 	attr.cap.max_send_wr = 1;
 	attr.cap.max_recv_wr = 1;
 	attr.cap.max_send_sge = 4;
-	qp = ib_create_qp(env->pd, &attr);
+	qp = ib_create_qp(env->fx.pd, &attr);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EINVAL);
 	attr.cap.max_send_sge = 3;
 	attr.cap.max_send_wr = 4097;
-	qp = ib_create_qp(env->pd, &attr);
+	qp = ib_create_qp(env->fx.pd, &attr);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EINVAL);
 	attr.cap.max_send_wr = 1;
 	attr.create_flags = IB_QP_CREATE_INTEGRITY_EN;
-	qp = ib_create_qp(env->pd, &attr);
+	qp = ib_create_qp(env->fx.pd, &attr);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EOPNOTSUPP);
 	attr.create_flags = 0;
 	attr.qp_type = IB_QPT_UD;
-	qp = ib_create_qp(env->pd, &attr);
+	qp = ib_create_qp(env->fx.pd, &attr);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(qp));
 
 	/* MRs: page list limit, MR limit (the DMA MR counts). */
-	extra = ib_alloc_mr(env->pd, IB_MR_TYPE_MEM_REG, 5);
+	extra = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_MEM_REG, 5);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(extra), -EINVAL);
-	extra = ib_alloc_mr(env->pd, IB_MR_TYPE_SG_GAPS, 2);
+	extra = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_SG_GAPS, 2);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(extra));
-	extra = ib_alloc_mr_integrity(env->pd, 1, 1);
+	extra = ib_alloc_mr_integrity(env->fx.pd, 1, 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(extra), -EOPNOTSUPP);
 	for (i = 0; i < ARRAY_SIZE(mr); i++) {
-		mr[i] = ib_alloc_mr(env->pd, IB_MR_TYPE_MEM_REG, 4);
+		mr[i] = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_MEM_REG, 4);
 		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, mr[i]);
 	}
-	extra = ib_alloc_mr(env->pd, IB_MR_TYPE_MEM_REG, 4);
+	extra = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_MEM_REG, 4);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(extra), -ENOMEM);
-	rwx_testdev_counts(env->tdev, &counts);
+	rwx_testdev_counts(env->fx.tdev, &counts);
 	KUNIT_EXPECT_EQ(test, counts.mrs, 4);
 	KUNIT_EXPECT_EQ(test, counts.valid_mrs, 0);
 	for (i = 0; i < ARRAY_SIZE(mr); i++)
@@ -471,7 +427,7 @@ static void rwx_tdt_write_read(struct kunit *test)
 	u8 *expect;
 
 	rwx_tdt_setup(test, &rwx_tdt_ib_caps, 0);
-	rkey = env->pd->unsafe_global_rkey;
+	rkey = env->fx.pd->unsafe_global_rkey;
 	expect = kunit_kzalloc(test, 4096, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, expect);
 	get_random_bytes(env->local, 8192);
@@ -481,14 +437,14 @@ static void rwx_tdt_write_read(struct kunit *test)
 		total += len[i];
 	}
 
-	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_WRITE, sge, 3,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_WRITE, sge, 3,
 					   env->remote_dma + 100, rkey, 1,
 					   IB_SEND_SIGNALED), 0);
-	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_WRITE, sge, 3,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_WRITE, sge, 3,
 					   env->remote_dma + 8192, rkey, 2, 0),
 			0);
 	rwx_tdt_expect_one(test, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
-	KUNIT_EXPECT_PTR_EQ(test, env->wc[0].qp, env->qp);
+	KUNIT_EXPECT_PTR_EQ(test, env->wc[0].qp, env->fx.qp);
 	KUNIT_EXPECT_MEMEQ(test, env->remote + 100, expect, total);
 	KUNIT_EXPECT_MEMEQ(test, env->remote + 8192, expect, total);
 	KUNIT_EXPECT_NULL(test, memchr_inv(env->remote, 0, 100));
@@ -499,7 +455,7 @@ static void rwx_tdt_write_read(struct kunit *test)
 	memset(env->local + 16384, 0, 8192);
 	sge[0] = rwx_tdt_sge(env, 16384 + 10, 1500);
 	sge[1] = rwx_tdt_sge(env, 20000, total - 1500);
-	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_READ, sge, 2,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_READ, sge, 2,
 					   env->remote_dma + 100, rkey, 3,
 					   IB_SEND_SIGNALED), 0);
 	rwx_tdt_expect_one(test, 3, IB_WC_SUCCESS, IB_WC_RDMA_READ);
@@ -510,7 +466,7 @@ static void rwx_tdt_write_read(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, memchr_inv(env->local + 16384, 0, 10));
 	pos = 16384 + 10 + 1500;
 	KUNIT_EXPECT_NULL(test, memchr_inv(env->local + pos, 0, 20000 - pos));
-	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->qp), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->fx.qp), IB_QPS_RTS);
 }
 
 /*
@@ -535,14 +491,14 @@ static void rwx_tdt_fast_reg(struct kunit *test)
 	dma[0] = env->local_dma + PAGE_SIZE + 512;
 	dma[1] = env->local_dma + 2 * PAGE_SIZE;
 	rwx_tdt_sg(sg, 2, dma, len);
-	mr = ib_alloc_mr(env->pd, IB_MR_TYPE_MEM_REG, 4);
+	mr = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_MEM_REG, 4);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE), 2);
 	KUNIT_EXPECT_EQ(test, mr->iova, dma[0]);
 	KUNIT_EXPECT_EQ(test, mr->length, (u64)len[0] + len[1]);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 0);
 
-	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->qp, mr, access, IB_WR_REG_MR, 1,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, access, IB_WR_REG_MR, 1,
 					  true), 0);
 	rwx_tdt_expect_one(test, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 1);
@@ -551,9 +507,9 @@ static void rwx_tdt_fast_reg(struct kunit *test)
 	sge.addr = mr->iova + 100;
 	sge.length = 3800;
 	sge.lkey = mr->lkey;
-	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_WRITE, &sge, 1,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_WRITE, &sge, 1,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, 2,
+					   env->fx.pd->unsafe_global_rkey, 2,
 					   IB_SEND_SIGNALED), 0);
 	rwx_tdt_expect_one(test, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
 	first = len[0] - 100;
@@ -563,30 +519,30 @@ static void rwx_tdt_fast_reg(struct kunit *test)
 			   env->local + 2 * PAGE_SIZE, 3800 - first);
 
 	/* The MR as the remote target: its last 600 bytes. */
-	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_WRITE,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_WRITE,
 					   &(struct ib_sge){
 						.addr = env->local_dma + 6 * PAGE_SIZE,
 						.length = 600,
-						.lkey = env->pd->local_dma_lkey },
+						.lkey = env->fx.pd->local_dma_lkey },
 					   1, mr->iova + mr->length - 600,
 					   mr->rkey, 3, IB_SEND_SIGNALED), 0);
 	rwx_tdt_expect_one(test, 3, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_MEMEQ(test, env->local + 2 * PAGE_SIZE + 400,
 			   env->local + 6 * PAGE_SIZE, 600);
 
-	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->qp, mr->rkey, 4), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->fx.qp, mr->rkey, 4), 0);
 	rwx_tdt_expect_one(test, 4, IB_WC_SUCCESS, IB_WC_LOCAL_INV);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 0);
 
 	/* Registrable again, under the next key. */
-	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->qp, mr, access, IB_WR_REG_MR, 5,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, access, IB_WR_REG_MR, 5,
 					  true), 0);
-	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->qp, mr->rkey, 6), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->fx.qp, mr->rkey, 6), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 2);
 	rwx_tdt_expect_wc(test, &env->wc[0], 5, IB_WC_SUCCESS, IB_WC_REG_MR);
 	rwx_tdt_expect_wc(test, &env->wc[1], 6, IB_WC_SUCCESS, IB_WC_LOCAL_INV);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 0);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->qp), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->fx.qp), IB_QPS_RTS);
 	ib_dereg_mr(mr);
 }
 
@@ -680,7 +636,7 @@ static struct ib_mr *rwx_tdt_mr(struct kunit *test, struct ib_pd *pd,
 	rwx_tdt_sg(&sg, 1, &dma, &len);
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
 	if (reg) {
-		KUNIT_EXPECT_EQ(test, rwx_tdt_reg(env->qp, mr, access,
+		KUNIT_EXPECT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, access,
 						  IB_WR_REG_MR, 90, true), 0);
 		rwx_tdt_expect_one(test, 90, IB_WC_SUCCESS, IB_WC_REG_MR);
 	}
@@ -704,7 +660,7 @@ static struct ib_send_wr *rwx_tdt_build_bad(struct kunit *test,
 	wr->num_sge = 1;
 	wr->wr_id = 101;
 	w->rdma.remote_addr = env->remote_dma;
-	w->rdma.rkey = env->pd->unsafe_global_rkey;
+	w->rdma.rkey = env->fx.pd->unsafe_global_rkey;
 
 	switch (bad->kind) {
 	case RWX_TDT_BAD_RKEY:
@@ -712,47 +668,47 @@ static struct ib_send_wr *rwx_tdt_build_bad(struct kunit *test,
 		break;
 	case RWX_TDT_DMA_LKEY_AS_RKEY:
 		wr->opcode = IB_WR_RDMA_READ;
-		w->rdma.rkey = env->pd->local_dma_lkey;
+		w->rdma.rkey = env->fx.pd->local_dma_lkey;
 		break;
 	case RWX_TDT_BAD_LKEY:
-		w->sge.lkey = env->pd->unsafe_global_rkey + 0x100;
+		w->sge.lkey = env->fx.pd->unsafe_global_rkey + 0x100;
 		break;
 	case RWX_TDT_BAD_ADDR:
 		w->sge.addr = RWX_TDT_FAR;
 		break;
 	case RWX_TDT_FREE_MR:
-		w->mr = rwx_tdt_mr(test, env->pd, all, false);
+		w->mr = rwx_tdt_mr(test, env->fx.pd, all, false);
 		w->rdma.remote_addr = w->mr->iova;
 		w->rdma.rkey = w->mr->rkey;
 		break;
 	case RWX_TDT_NO_REMOTE_WRITE:
-		w->mr = rwx_tdt_mr(test, env->pd, IB_ACCESS_LOCAL_WRITE |
+		w->mr = rwx_tdt_mr(test, env->fx.pd, IB_ACCESS_LOCAL_WRITE |
 				   IB_ACCESS_REMOTE_READ, true);
 		w->rdma.remote_addr = w->mr->iova;
 		w->rdma.rkey = w->mr->rkey;
 		break;
 	case RWX_TDT_NO_LOCAL_WRITE:
-		w->mr = rwx_tdt_mr(test, env->pd, IB_ACCESS_REMOTE_READ, true);
+		w->mr = rwx_tdt_mr(test, env->fx.pd, IB_ACCESS_REMOTE_READ, true);
 		wr->opcode = IB_WR_RDMA_READ;
 		w->sge.addr = w->mr->iova;
 		w->sge.lkey = w->mr->lkey;
 		break;
 	case RWX_TDT_REMOTE_RANGE:
-		w->mr = rwx_tdt_mr(test, env->pd, all, true);
+		w->mr = rwx_tdt_mr(test, env->fx.pd, all, true);
 		w->rdma.remote_addr = w->mr->iova + w->mr->length - 32;
 		w->rdma.rkey = w->mr->rkey;
 		break;
 	case RWX_TDT_LOCAL_RANGE:
-		w->mr = rwx_tdt_mr(test, env->pd, all, true);
+		w->mr = rwx_tdt_mr(test, env->fx.pd, all, true);
 		w->sge.addr = w->mr->iova - 1;
 		w->sge.lkey = w->mr->lkey;
 		break;
 	case RWX_TDT_OTHER_PD:
-		w->pd2 = ib_alloc_pd(env->dev, 0);
+		w->pd2 = ib_alloc_pd(env->fx.dev, 0);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w->pd2);
 		w->mr = rwx_tdt_mr(test, w->pd2, all, false);
 		/* VALID, through a QP of its own PD talking to itself. */
-		w->qp2 = rwx_tdt_create_qp_pd(env, w->pd2, env->cq, 0);
+		w->qp2 = rwx_tdt_create_qp_pd(env, w->pd2, env->fx.cq, 0);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w->qp2);
 		KUNIT_ASSERT_EQ(test, rwx_testdev_connect(w->qp2, w->qp2), 0);
 		KUNIT_ASSERT_EQ(test, rwx_tdt_reg(w->qp2, w->mr, all,
@@ -763,13 +719,13 @@ static struct ib_send_wr *rwx_tdt_build_bad(struct kunit *test,
 		break;
 	case RWX_TDT_REG_VALID:
 	case RWX_TDT_REG_OTHER_KEY:
-		w->mr = rwx_tdt_mr(test, env->pd, all, true);
+		w->mr = rwx_tdt_mr(test, env->fx.pd, all, true);
 		if (bad->kind == RWX_TDT_REG_OTHER_KEY) {
-			KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->qp, w->mr->rkey,
+			KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->fx.qp, w->mr->rkey,
 							  91), 0);
 			rwx_tdt_expect_one(test, 91, IB_WC_SUCCESS,
 					   IB_WC_LOCAL_INV);
-			w->mr2 = rwx_tdt_mr(test, env->pd, all, false);
+			w->mr2 = rwx_tdt_mr(test, env->fx.pd, all, false);
 		}
 		w->reg.wr.opcode = IB_WR_REG_MR;
 		w->reg.wr.wr_id = 101;
@@ -779,14 +735,14 @@ static struct ib_send_wr *rwx_tdt_build_bad(struct kunit *test,
 		wr = &w->reg.wr;
 		break;
 	case RWX_TDT_INV_BAD_KEY:
-		w->mr = rwx_tdt_mr(test, env->pd, all, true);
+		w->mr = rwx_tdt_mr(test, env->fx.pd, all, true);
 		w->send.opcode = IB_WR_LOCAL_INV;
 		w->send.wr_id = 101;
 		w->send.ex.invalidate_rkey = ib_inc_rkey(w->mr->rkey);
 		wr = &w->send;
 		break;
 	case RWX_TDT_READ_INV_IB:
-		w->mr = rwx_tdt_mr(test, env->pd, all, true);
+		w->mr = rwx_tdt_mr(test, env->fx.pd, all, true);
 		wr->opcode = IB_WR_RDMA_READ_WITH_INV;
 		w->sge.addr = w->mr->iova;
 		w->sge.lkey = w->mr->lkey;
@@ -800,7 +756,7 @@ static struct ib_send_wr *rwx_tdt_build_bad(struct kunit *test,
 		wr = &w->send;
 		break;
 	case RWX_TDT_PEER_ERR:
-		KUNIT_ASSERT_EQ(test, ib_modify_qp(env->peer, &attr,
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(env->fx.peer, &attr,
 						   IB_QP_STATE), 0);
 		break;
 	}
@@ -835,28 +791,28 @@ static void rwx_tdt_errors(struct kunit *test)
 	good.wr.sg_list = &sge;
 	good.wr.num_sge = 1;
 	good.remote_addr = env->remote_dma + 4096;
-	good.rkey = env->pd->unsafe_global_rkey;
+	good.rkey = env->fx.pd->unsafe_global_rkey;
 
 	wr = rwx_tdt_build_bad(test, bad, w);
 	wr->next = &good.wr;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 2);
 	rwx_tdt_expect_wc(test, &env->wc[0], 101, bad->status, bad->opcode);
 	rwx_tdt_expect_wc(test, &env->wc[1], 102, IB_WC_WR_FLUSH_ERR, 0);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->fx.qp), IB_QPS_ERR);
 
 	good.wr.wr_id = 103;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &good.wr, NULL), 0);
-	KUNIT_ASSERT_EQ(test, ib_post_recv(env->qp, &recv, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &good.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(env->fx.qp, &recv, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 2);
 	rwx_tdt_expect_wc(test, &env->wc[0], 103, IB_WC_WR_FLUSH_ERR, 0);
 	rwx_tdt_expect_wc(test, &env->wc[1], 104, IB_WC_WR_FLUSH_ERR, 0);
 	KUNIT_EXPECT_EQ(test, env->wc[1].opcode, IB_WC_RECV);
 	KUNIT_EXPECT_NULL(test, memchr_inv(env->remote + 4096, 0, 128));
 
-	rwx_tdt_destroy_qp(&env->qp);
-	rwx_tdt_destroy_qp(&env->peer);
-	rwx_tdt_destroy_qp(&w->qp2);
+	rwx_td_destroy_qp(&env->fx.qp);
+	rwx_td_destroy_qp(&env->fx.peer);
+	rwx_td_destroy_qp(&w->qp2);
 	if (w->mr)
 		ib_dereg_mr(w->mr);
 	if (w->mr2)
@@ -889,14 +845,14 @@ static void rwx_tdt_post_checks(struct kunit *test)
 		wr[i].wr.num_sge = 1;
 		wr[i].wr.send_flags = IB_SEND_SIGNALED;
 		wr[i].remote_addr = env->remote_dma;
-		wr[i].rkey = env->pd->unsafe_global_rkey;
+		wr[i].rkey = env->fx.pd->unsafe_global_rkey;
 	}
 	wr[0].wr.next = &wr[1].wr;
 
 	/* A READ with more SGEs than max_sge_rd (2), after a good WRITE. */
 	wr[1].wr.opcode = IB_WR_RDMA_READ;
 	wr[1].wr.num_sge = 3;
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[0].wr, &bad_wr),
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[0].wr, &bad_wr),
 			-EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, bad_wr, &wr[1].wr);
 	rwx_tdt_expect_one(test, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
@@ -904,28 +860,28 @@ static void rwx_tdt_post_checks(struct kunit *test)
 	/* An opcode the device does not do, inline data, too many SGEs. */
 	wr[1].wr.num_sge = 1;
 	wr[1].wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[1].wr, &bad_wr),
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[1].wr, &bad_wr),
 			-EINVAL);
 	wr[1].wr.opcode = IB_WR_RDMA_WRITE;
 	wr[1].wr.send_flags |= IB_SEND_INLINE;
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[1].wr, &bad_wr),
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[1].wr, &bad_wr),
 			-EINVAL);
 	wr[1].wr.send_flags = IB_SEND_SIGNALED;
 	wr[1].wr.num_sge = 5;
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[1].wr, &bad_wr),
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[1].wr, &bad_wr),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, ib_post_recv(env->qp, &(struct ib_recv_wr){
+	KUNIT_EXPECT_EQ(test, ib_post_recv(env->fx.qp, &(struct ib_recv_wr){
 				.sg_list = sge, .num_sge = 5 }, NULL), -EINVAL);
 
 	/* A QP that is not ready to send. */
-	fresh = rwx_tdt_create_qp(env, env->cq, 0);
+	fresh = rwx_tdt_create_qp(env, env->fx.cq, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fresh);
 	wr[1].wr.num_sge = 1;
 	KUNIT_EXPECT_EQ(test, ib_post_send(fresh, &wr[1].wr, &bad_wr),
 			-EINVAL);
 	ib_destroy_qp(fresh);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 0);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->qp), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->fx.qp), IB_QPS_RTS);
 }
 
 /*
@@ -946,38 +902,38 @@ static void rwx_tdt_iwarp(struct kunit *test)
 	struct ib_sge sge;
 
 	rwx_tdt_setup(test, &rwx_tdt_iwarp_caps, 0);
-	KUNIT_EXPECT_TRUE(test, rdma_protocol_iwarp(env->dev, 1));
-	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(env->dev, 1),
+	KUNIT_EXPECT_TRUE(test, rdma_protocol_iwarp(env->fx.dev, 1));
+	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(env->fx.dev, 1),
 			IB_LINK_LAYER_ETHERNET);
-	KUNIT_EXPECT_EQ(test, env->dev->node_type, RDMA_NODE_RNIC);
+	KUNIT_EXPECT_EQ(test, env->fx.dev->node_type, RDMA_NODE_RNIC);
 	get_random_bytes(env->remote, 4096);
 	wr.wr.sg_list = &sge;
 	wr.remote_addr = env->remote_dma;
-	wr.rkey = env->pd->unsafe_global_rkey;
+	wr.rkey = env->fx.pd->unsafe_global_rkey;
 
 	/* Into the local DMA lkey: refused. */
 	sge = rwx_tdt_sge(env, 0, 256);
 	wr.wr.wr_id = 1;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &wr.wr, NULL), 0);
 	rwx_tdt_expect_one(test, 1, IB_WC_LOC_PROT_ERR, IB_WC_RDMA_READ);
 
 	/* Into an MR with local WRITE only: refused. */
 	rwx_tdt_pair(test, 0);
-	mr = rwx_tdt_mr(test, env->pd, IB_ACCESS_LOCAL_WRITE, true);
+	mr = rwx_tdt_mr(test, env->fx.pd, IB_ACCESS_LOCAL_WRITE, true);
 	sge.addr = mr->iova;
 	sge.lkey = mr->lkey;
 	wr.wr.wr_id = 2;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &wr.wr, NULL), 0);
 	rwx_tdt_expect_one(test, 2, IB_WC_LOC_PROT_ERR, IB_WC_RDMA_READ);
 
 	/* Into an MR with remote WRITE: the data lands. */
 	rwx_tdt_pair(test, 0);
-	sink = rwx_tdt_mr(test, env->pd, IB_ACCESS_LOCAL_WRITE |
+	sink = rwx_tdt_mr(test, env->fx.pd, IB_ACCESS_LOCAL_WRITE |
 			  IB_ACCESS_REMOTE_WRITE, true);
 	sge.addr = sink->iova + 100;
 	sge.lkey = sink->lkey;
 	wr.wr.wr_id = 3;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &wr.wr, NULL), 0);
 	rwx_tdt_expect_one(test, 3, IB_WC_SUCCESS, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_MEMEQ(test, env->local + 8192 + 100, env->remote, 256);
 
@@ -987,21 +943,21 @@ static void rwx_tdt_iwarp(struct kunit *test)
 	wr.wr.ex.invalidate_rkey = sink->lkey;
 	wr.wr.wr_id = 4;
 	wr.remote_addr = env->remote_dma + 1024;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &wr.wr, NULL), 0);
 	rwx_tdt_expect_one(test, 4, IB_WC_SUCCESS, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_MEMEQ(test, env->local + 8192 + 100, env->remote + 1024,
 			   256);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 1);
-	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->qp, mr->rkey, 5), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->fx.qp, mr->rkey, 5), 0);
 	rwx_tdt_expect_one(test, 5, IB_WC_SUCCESS, IB_WC_LOCAL_INV);
 
 	/* The invalidated sink refuses the next READ. */
 	wr.wr.opcode = IB_WR_RDMA_READ;
 	wr.wr.wr_id = 6;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &wr.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &wr.wr, NULL), 0);
 	rwx_tdt_expect_one(test, 6, IB_WC_LOC_PROT_ERR, IB_WC_RDMA_READ);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 0);
-	rwx_tdt_destroy_qp(&env->qp);
+	rwx_td_destroy_qp(&env->fx.qp);
 	ib_dereg_mr(mr);
 	ib_dereg_mr(sink);
 }
@@ -1038,19 +994,19 @@ static void rwx_tdt_send_recv(struct kunit *test)
 	for (i = 0; i < 2; i++) {
 		rsge[i].addr = env->remote_dma + i * 8192;
 		rsge[i].length = 2000;
-		rsge[i].lkey = env->pd->local_dma_lkey;
+		rsge[i].lkey = env->fx.pd->local_dma_lkey;
 	}
-	KUNIT_ASSERT_EQ(test, ib_post_recv(env->peer, &recv, NULL), 0);
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(env->fx.peer, &recv, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &send, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 2);
 	/* The receive completes while the SEND executes, before it. */
 	rwc = &env->wc[0];
 	swc = &env->wc[1];
 	rwx_tdt_expect_wc(test, swc, 1, IB_WC_SUCCESS, IB_WC_SEND);
 	rwx_tdt_expect_wc(test, rwc, 10, IB_WC_SUCCESS, IB_WC_RECV);
-	KUNIT_EXPECT_PTR_EQ(test, rwc->qp, env->peer);
+	KUNIT_EXPECT_PTR_EQ(test, rwc->qp, env->fx.peer);
 	KUNIT_EXPECT_EQ(test, rwc->byte_len, 3000);
-	KUNIT_EXPECT_EQ(test, rwc->src_qp, env->qp->qp_num);
+	KUNIT_EXPECT_EQ(test, rwc->src_qp, env->fx.qp->qp_num);
 	KUNIT_EXPECT_TRUE(test, rwc->wc_flags & IB_WC_WITH_IMM);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rwc->ex.imm_data), 0x12345678);
 	KUNIT_EXPECT_MEMEQ(test, env->remote, env->local, 1000);
@@ -1059,16 +1015,16 @@ static void rwx_tdt_send_recv(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, memchr_inv(env->remote + 8192 + 1000, 0, 1000));
 
 	/* SEND with invalidate: the receiver's MR goes FREE. */
-	mr = rwx_tdt_mr(test, env->pd, IB_ACCESS_LOCAL_WRITE |
+	mr = rwx_tdt_mr(test, env->fx.pd, IB_ACCESS_LOCAL_WRITE |
 			IB_ACCESS_REMOTE_WRITE, true);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 1);
 	recv.wr_id = 11;
-	KUNIT_ASSERT_EQ(test, ib_post_recv(env->peer, &recv, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(env->fx.peer, &recv, NULL), 0);
 	send.wr_id = 2;
 	send.opcode = IB_WR_SEND_WITH_INV;
 	send.num_sge = 1;
 	send.ex.invalidate_rkey = mr->rkey;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &send, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 2);
 	rwx_tdt_expect_wc(test, &env->wc[0], 11, IB_WC_SUCCESS, IB_WC_RECV);
 	KUNIT_EXPECT_TRUE(test, env->wc[0].wc_flags & IB_WC_WITH_INVALIDATE);
@@ -1080,21 +1036,21 @@ static void rwx_tdt_send_recv(struct kunit *test)
 	rsge[0].length = 100;
 	recv.num_sge = 1;
 	recv.wr_id = 12;
-	KUNIT_ASSERT_EQ(test, ib_post_recv(env->peer, &recv, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(env->fx.peer, &recv, NULL), 0);
 	recv.wr_id = 13;
-	KUNIT_ASSERT_EQ(test, ib_post_recv(env->peer, &recv, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(env->fx.peer, &recv, NULL), 0);
 	send.opcode = IB_WR_SEND;
 	send.wr_id = 3;
-	KUNIT_ASSERT_EQ(test, ib_post_send(env->qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(env->fx.qp, &send, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 3);
 	rwx_tdt_expect_wc(test, &env->wc[0], 12, IB_WC_LOC_LEN_ERR, IB_WC_RECV);
 	rwx_tdt_expect_wc(test, &env->wc[1], 13, IB_WC_WR_FLUSH_ERR, 0);
 	rwx_tdt_expect_wc(test, &env->wc[2], 3, IB_WC_REM_INV_REQ_ERR,
 			  IB_WC_SEND);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->peer), IB_QPS_ERR);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->qp), IB_QPS_ERR);
-	rwx_tdt_destroy_qp(&env->qp);
-	rwx_tdt_destroy_qp(&env->peer);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->fx.peer), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->fx.qp), IB_QPS_ERR);
+	rwx_td_destroy_qp(&env->fx.qp);
+	rwx_td_destroy_qp(&env->fx.peer);
 	ib_dereg_mr(mr);
 }
 
@@ -1151,7 +1107,7 @@ static void rwx_tdt_notify(struct kunit *test)
 	rwx_tdt_setup(test, &rwx_tdt_ib_caps, 0);
 	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, n);
-	cq = ib_create_cq(env->dev, rwx_tdt_comp, NULL, n, &cq_attr);
+	cq = ib_create_cq(env->fx.dev, rwx_tdt_comp, NULL, n, &cq_attr);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
 	qp = rwx_tdt_create_qp(env, cq, 0);
 	peer = rwx_tdt_create_qp(env, cq, 0);
@@ -1164,13 +1120,13 @@ static void rwx_tdt_notify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(qp, IB_WR_RDMA_WRITE, &sge, 1,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, 1,
+					   env->fx.pd->unsafe_global_rkey, 1,
 					   IB_SEND_SIGNALED), 0);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(qp, IB_WR_RDMA_WRITE, &sge, 1,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, 2,
+					   env->fx.pd->unsafe_global_rkey, 2,
 					   IB_SEND_SIGNALED), 0);
-	rwx_testdev_flush(env->tdev);
+	rwx_testdev_flush(env->fx.tdev);
 	KUNIT_EXPECT_EQ(test, atomic_read(&n->calls), 1);
 	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
 					       IB_CQ_REPORT_MISSED_EVENTS), 1);
@@ -1181,9 +1137,9 @@ static void rwx_tdt_notify(struct kunit *test)
 	/* Armed for NEXT_COMP above: one call for the next completion. */
 	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(qp, IB_WR_RDMA_WRITE, &sge, 1,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, 3,
+					   env->fx.pd->unsafe_global_rkey, 3,
 					   IB_SEND_SIGNALED), 0);
-	rwx_testdev_flush(env->tdev);
+	rwx_testdev_flush(env->fx.tdev);
 	KUNIT_EXPECT_EQ(test, atomic_read(&n->calls), 2);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 4, wc), 1);
 
@@ -1191,14 +1147,14 @@ static void rwx_tdt_notify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_SOLICITED), 0);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(qp, IB_WR_RDMA_WRITE, &sge, 1,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, 4,
+					   env->fx.pd->unsafe_global_rkey, 4,
 					   IB_SEND_SIGNALED), 0);
-	rwx_testdev_flush(env->tdev);
+	rwx_testdev_flush(env->fx.tdev);
 	KUNIT_EXPECT_EQ(test, atomic_read(&n->calls), 2);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(qp, IB_WR_RDMA_WRITE, &sge, 1,
 					   env->remote_dma, 0xdead00, 5, 0),
 			0);
-	rwx_testdev_flush(env->tdev);
+	rwx_testdev_flush(env->fx.tdev);
 	KUNIT_EXPECT_EQ(test, atomic_read(&n->calls), 3);
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 4, wc), 2);
 	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_REM_ACCESS_ERR);
@@ -1210,7 +1166,7 @@ out:
 	ib_destroy_cq(cq);
 
 	/* ib_core's softirq polling. */
-	cq = ib_alloc_cq(env->dev, NULL, 16, 0, IB_POLL_SOFTIRQ);
+	cq = ib_alloc_cq(env->fx.dev, NULL, 16, 0, IB_POLL_SOFTIRQ);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
 	qp = rwx_tdt_create_qp(env, cq, 0);
 	peer = rwx_tdt_create_qp(env, cq, 0);
@@ -1224,7 +1180,7 @@ out:
 				.send_flags = IB_SEND_SIGNALED,
 			},
 			.remote_addr = env->remote_dma,
-			.rkey = env->pd->unsafe_global_rkey,
+			.rkey = env->fx.pd->unsafe_global_rkey,
 		};
 
 		init_completion(&n->done);
@@ -1276,32 +1232,32 @@ static void rwx_tdt_faults(struct kunit *test)
 		wr[i].wr.send_flags = IB_SEND_SIGNALED;
 		wr[i].wr.next = i < 2 ? &wr[i + 1].wr : NULL;
 		wr[i].remote_addr = env->remote_dma;
-		wr[i].rkey = env->pd->unsafe_global_rkey;
+		wr[i].rkey = env->fx.pd->unsafe_global_rkey;
 	}
 
 	/* Disarmed: nothing fires. */
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_POST_SEND, 1);
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_POST_SEND, 0);
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[2].wr, NULL), 0);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_POST_SEND, 1);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_POST_SEND, 0);
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[2].wr, NULL), 0);
 	KUNIT_EXPECT_FALSE(test,
 			   rwx_tdt_fired(env, RWX_TESTDEV_FAULT_POST_SEND));
 	rwx_tdt_expect_one(test, 3, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
 
 	/* ib_post_send() at the second WR of a chain, then never again. */
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_POST_SEND, 2);
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[0].wr, &bad_wr),
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_POST_SEND, 2);
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[0].wr, &bad_wr),
 			-ENOMEM);
 	KUNIT_EXPECT_PTR_EQ(test, bad_wr, &wr[1].wr);
 	KUNIT_EXPECT_TRUE(test,
 			  rwx_tdt_fired(env, RWX_TESTDEV_FAULT_POST_SEND));
 	rwx_tdt_expect_one(test, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[0].wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[0].wr, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 3);
 
 	/* The second MR allocation. */
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_ALLOC_MR, 2);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_ALLOC_MR, 2);
 	for (i = 0; i < 3; i++)
-		mr[i] = ib_alloc_mr(env->pd, IB_MR_TYPE_MEM_REG, 2);
+		mr[i] = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_MEM_REG, 2);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(mr[0]));
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr[1]), -ENOMEM);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(mr[2]));
@@ -1314,12 +1270,12 @@ static void rwx_tdt_faults(struct kunit *test)
 		dma[i] = env->local_dma + 2 * i * PAGE_SIZE;
 	rwx_tdt_sg(sg, 3, dma, len);
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr[0], sg, 3, NULL, PAGE_SIZE), 2);
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr[0], sg, 2, NULL, PAGE_SIZE), 1);
 	KUNIT_EXPECT_TRUE(test,
 			  rwx_tdt_fired(env, RWX_TESTDEV_FAULT_MAP_SHORT));
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr[0], sg, 2, NULL, PAGE_SIZE), 2);
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 2);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 2);
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr[0], sg, 2, NULL, PAGE_SIZE), 2);
 	KUNIT_EXPECT_FALSE(test,
 			   rwx_tdt_fired(env, RWX_TESTDEV_FAULT_MAP_FAIL));
@@ -1333,9 +1289,9 @@ static void rwx_tdt_faults(struct kunit *test)
 		ib_dereg_mr(mr[2]);
 
 	/* The second WR executed fails; the third is flushed. */
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_WR_ERROR, 2);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_WR_ERROR, 2);
 	wr[1].wr.send_flags = 0;	/* fails all the same */
-	KUNIT_EXPECT_EQ(test, ib_post_send(env->qp, &wr[0].wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr[0].wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 3);
 	rwx_tdt_expect_wc(test, &env->wc[0], 1, IB_WC_SUCCESS,
 			  IB_WC_RDMA_WRITE);
@@ -1344,7 +1300,7 @@ static void rwx_tdt_faults(struct kunit *test)
 	rwx_tdt_expect_wc(test, &env->wc[2], 3, IB_WC_WR_FLUSH_ERR, 0);
 	KUNIT_EXPECT_TRUE(test,
 			  rwx_tdt_fired(env, RWX_TESTDEV_FAULT_WR_ERROR));
-	rwx_tdt_destroy_qp(&env->qp);
+	rwx_td_destroy_qp(&env->fx.qp);
 }
 
 /* Recording keeps what was posted while it ran, as posted. */
@@ -1361,10 +1317,10 @@ static void rwx_tdt_record(struct kunit *test)
 	rwx_tdt_setup(test, &rwx_tdt_ib_caps, 0);
 	recs = kunit_kcalloc(test, 8, sizeof(*recs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, recs);
-	rkey = env->pd->unsafe_global_rkey;
+	rkey = env->fx.pd->unsafe_global_rkey;
 	sge[0] = rwx_tdt_sge(env, 0, 100);
 	sge[1] = rwx_tdt_sge(env, 300, 200);
-	mr = ib_alloc_mr(env->pd, IB_MR_TYPE_MEM_REG, 2);
+	mr = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_MEM_REG, 2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	dma = env->local_dma + PAGE_SIZE;
 	rwx_tdt_sg(&sg, 1, &dma, &len);
@@ -1372,22 +1328,22 @@ static void rwx_tdt_record(struct kunit *test)
 
 	/* Not recording: not counted. */
 	KUNIT_EXPECT_EQ(test, rwx_tdt_write(env, 0, 8, env->remote_dma, 1), 0);
-	rwx_testdev_record_start(env->tdev);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_WRITE, sge, 2,
+	rwx_testdev_record_start(env->fx.tdev);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_WRITE, sge, 2,
 					   env->remote_dma + 64, rkey, 2,
 					   IB_SEND_SIGNALED), 0);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_reg(env->qp, mr, IB_ACCESS_LOCAL_WRITE,
+	KUNIT_EXPECT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, IB_ACCESS_LOCAL_WRITE,
 					  IB_WR_REG_MR, 3, false), 0);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_READ, sge, 1,
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_READ, sge, 1,
 					   env->remote_dma + 128, rkey, 4, 0),
 			0);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_inv(env->qp, mr->rkey, 5), 0);
-	n = rwx_testdev_record_stop(env->tdev, recs, 8);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_inv(env->fx.qp, mr->rkey, 5), 0);
+	n = rwx_testdev_record_stop(env->fx.tdev, recs, 8);
 	KUNIT_ASSERT_EQ(test, n, 4);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_write(env, 0, 8, env->remote_dma, 6), 0);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 4);
 
-	KUNIT_EXPECT_EQ(test, recs[0].qp_num, env->qp->qp_num);
+	KUNIT_EXPECT_EQ(test, recs[0].qp_num, env->fx.qp->qp_num);
 	KUNIT_EXPECT_EQ(test, recs[0].opcode, IB_WR_RDMA_WRITE);
 	KUNIT_EXPECT_EQ(test, recs[0].send_flags, IB_SEND_SIGNALED);
 	KUNIT_EXPECT_EQ(test, recs[0].wr_id, 2);
@@ -1409,10 +1365,10 @@ static void rwx_tdt_record(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, recs[3].invalidate_rkey, mr->rkey);
 
 	/* Starting again drops it all; stop may copy nothing. */
-	rwx_testdev_record_start(env->tdev);
+	rwx_testdev_record_start(env->fx.tdev);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_write(env, 0, 8, env->remote_dma, 7), 0);
-	KUNIT_EXPECT_EQ(test, rwx_testdev_record_stop(env->tdev, NULL, 0), 1);
-	KUNIT_EXPECT_EQ(test, rwx_testdev_record_stop(env->tdev, NULL, 0), 1);
+	KUNIT_EXPECT_EQ(test, rwx_testdev_record_stop(env->fx.tdev, NULL, 0), 1);
+	KUNIT_EXPECT_EQ(test, rwx_testdev_record_stop(env->fx.tdev, NULL, 0), 1);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 1);
 	ib_dereg_mr(mr);
 }
@@ -1450,17 +1406,17 @@ static void rwx_tdt_rw_mr(struct kunit *test)
 	int ret;
 
 	rwx_tdt_setup(test, &caps, 0);
-	attr.send_cq = env->cq;
-	attr.recv_cq = env->cq;
-	rwx_tdt_destroy_qp(&env->qp);
-	rwx_tdt_destroy_qp(&env->peer);
-	env->qp = ib_create_qp(env->pd, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->qp);
-	rwx_testdev_counts(env->tdev, &counts);
+	attr.send_cq = env->fx.cq;
+	attr.recv_cq = env->fx.cq;
+	rwx_td_destroy_qp(&env->fx.qp);
+	rwx_td_destroy_qp(&env->fx.peer);
+	env->fx.qp = ib_create_qp(env->fx.pd, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.qp);
+	rwx_testdev_counts(env->fx.tdev, &counts);
 	KUNIT_EXPECT_EQ(test, counts.mrs, 2);	/* pool + global rkey */
-	env->peer = rwx_tdt_create_qp(env, env->cq, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->peer);
-	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->qp, env->peer), 0);
+	env->fx.peer = rwx_tdt_create_qp(env, env->fx.cq, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.peer);
+	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->fx.qp, env->fx.peer), 0);
 
 	/* Entries an MR maps whole: they meet at page boundaries. */
 	for (round = 0; round < 2; round++) {
@@ -1470,22 +1426,22 @@ static void rwx_tdt_rw_mr(struct kunit *test)
 		sg_set_buf(&sg[0], env->extra + 512, PAGE_SIZE - 512);
 		sg_set_buf(&sg[1], env->extra + PAGE_SIZE, PAGE_SIZE);
 		sg_set_buf(&sg[2], env->extra + 2 * PAGE_SIZE, 1000);
-		ret = rdma_rw_ctx_init(&ctx, env->qp, 1, sg, 3, 0,
-				       env->remote_dma, env->pd->unsafe_global_rkey,
+		ret = rdma_rw_ctx_init(&ctx, env->fx.qp, 1, sg, 3, 0,
+				       env->remote_dma, env->fx.pd->unsafe_global_rkey,
 				       DMA_FROM_DEVICE);
 		KUNIT_ASSERT_EQ(test, ret, round ? 3 : 2);
-		KUNIT_EXPECT_EQ(test, rdma_rw_ctx_post(&ctx, env->qp, 1, &cqe,
+		KUNIT_EXPECT_EQ(test, rdma_rw_ctx_post(&ctx, env->fx.qp, 1, &cqe,
 						       NULL), 0);
 		KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 1);
 		KUNIT_EXPECT_PTR_EQ(test, env->wc[0].wr_cqe, &cqe);
 		KUNIT_EXPECT_EQ(test, env->wc[0].status, IB_WC_SUCCESS);
-		rdma_rw_ctx_destroy(&ctx, env->qp, 1, sg, 3, DMA_FROM_DEVICE);
+		rdma_rw_ctx_destroy(&ctx, env->fx.qp, 1, sg, 3, DMA_FROM_DEVICE);
 		KUNIT_EXPECT_MEMEQ(test, env->extra + 512, env->remote,
 				   2 * PAGE_SIZE - 512 + 1000);
 		KUNIT_EXPECT_NULL(test, memchr_inv(env->extra, 0, 512));
 	}
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 1);
-	rwx_tdt_destroy_qp(&env->qp);
+	rwx_td_destroy_qp(&env->fx.qp);
 }
 
 /* Integrity: PI computed here, independently of the device. */
@@ -1650,16 +1606,16 @@ static void rwx_tdt_pi_move(struct kunit *test, struct ib_mr *mr,
 	struct rwx_tdt_env *env = test->priv;
 	struct ib_sge sge;
 
-	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->qp, mr, IB_ACCESS_LOCAL_WRITE,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, IB_ACCESS_LOCAL_WRITE,
 					  IB_WR_REG_MR_INTEGRITY, 1, false), 0);
 	sge.addr = mr->iova;
 	sge.length = wire_len;
 	sge.lkey = mr->lkey;
-	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->qp, opcode, &sge, 1,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, opcode, &sge, 1,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, 2,
+					   env->fx.pd->unsafe_global_rkey, 2,
 					   IB_SEND_SIGNALED), 0);
-	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->qp, mr->lkey, 3), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_inv(env->fx.qp, mr->lkey, 3), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 2);
 	rwx_tdt_expect_wc(test, &env->wc[0], 2, IB_WC_SUCCESS,
 			  opcode == IB_WR_RDMA_WRITE ? IB_WC_RDMA_WRITE :
@@ -1710,7 +1666,7 @@ static void rwx_tdt_pi_data(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, image);
 	get_random_bytes(blocks, c->blocks * c->interval);
 	rwx_tdt_attrs(&attrs, c);
-	mr = ib_alloc_mr_integrity(env->pd, 4, 4);
+	mr = ib_alloc_mr_integrity(env->fx.pd, 4, 4);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 
 	KUNIT_ASSERT_EQ(test, rwx_tdt_pi_map(env, mr, c, &attrs), 0);
@@ -1865,7 +1821,7 @@ static void rwx_tdt_pi_errors(struct kunit *test)
 	rwx_tdt_setup(test, &rwx_tdt_pi_caps, IB_QP_CREATE_INTEGRITY_EN);
 	blocks = kunit_kmalloc(test, c.blocks * c.interval, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, blocks);
-	mr = ib_alloc_mr_integrity(env->pd, 4, 4);
+	mr = ib_alloc_mr_integrity(env->fx.pd, 4, 4);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 
 	for (damage = RWX_TDT_DATA; damage <= RWX_TDT_UNCHECKED; damage++) {
@@ -1933,11 +1889,11 @@ static void rwx_tdt_pi_refused(struct kunit *test)
 	u32 i;
 
 	rwx_tdt_setup(test, &rwx_tdt_pi_caps, IB_QP_CREATE_INTEGRITY_EN);
-	KUNIT_EXPECT_TRUE(test, env->dev->attrs.kernel_cap_flags &
+	KUNIT_EXPECT_TRUE(test, env->fx.dev->attrs.kernel_cap_flags &
 			  IBK_INTEGRITY_HANDOVER);
-	mr = ib_alloc_mr_integrity(env->pd, 9, 1);
+	mr = ib_alloc_mr_integrity(env->fx.pd, 9, 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
-	mr = ib_alloc_mr_integrity(env->pd, 2, 2);
+	mr = ib_alloc_mr_integrity(env->fx.pd, 2, 2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	rwx_tdt_attrs(&attrs, &c);
 	mdma = env->local_dma + RWX_TDT_META_OFF;
@@ -1986,40 +1942,40 @@ static void rwx_tdt_pi_refused(struct kunit *test)
 
 	dlen[0] = 2048;
 	rwx_tdt_sg(dsg, 1, ddma, dlen);
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), -ENOMEM);
 	KUNIT_EXPECT_TRUE(test,
 			  rwx_tdt_fired(env, RWX_TESTDEV_FAULT_MAP_SHORT));
-	rwx_testdev_inject(env->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 1);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 1);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), -EINVAL);
 	KUNIT_EXPECT_TRUE(test,
 			  rwx_tdt_fired(env, RWX_TESTDEV_FAULT_MAP_FAIL));
 	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), 0);
 
 	/* A local SGE that does not cover the wire image. */
-	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->qp, mr, IB_ACCESS_LOCAL_WRITE,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, IB_ACCESS_LOCAL_WRITE,
 					  IB_WR_REG_MR_INTEGRITY, 1, true), 0);
 	sge.addr = 0;
 	sge.length = rwx_tdt_wire_len(&c) - 8;
 	sge.lkey = mr->lkey;
-	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->qp, IB_WR_RDMA_WRITE, &sge, 1,
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, IB_WR_RDMA_WRITE, &sge, 1,
 					   env->remote_dma,
-					   env->pd->unsafe_global_rkey, 2,
+					   env->fx.pd->unsafe_global_rkey, 2,
 					   IB_SEND_SIGNALED), 0);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 2);
 	rwx_tdt_expect_wc(test, &env->wc[0], 1, IB_WC_SUCCESS, IB_WC_REG_MR);
 	rwx_tdt_expect_wc(test, &env->wc[1], 2, IB_WC_LOC_PROT_ERR,
 			  IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 1);
-	rwx_tdt_destroy_qp(&env->qp);
+	rwx_td_destroy_qp(&env->fx.qp);
 	ib_dereg_mr(mr);
 	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 0);
 
 	/* REG_MR_INTEGRITY needs a QP with integrity. */
 	rwx_tdt_pair(test, 0);
-	mr = ib_alloc_mr_integrity(env->pd, 2, 2);
+	mr = ib_alloc_mr_integrity(env->fx.pd, 2, 2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_reg(env->qp, mr, IB_ACCESS_LOCAL_WRITE,
+	KUNIT_EXPECT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, IB_ACCESS_LOCAL_WRITE,
 					  IB_WR_REG_MR_INTEGRITY, 1, true),
 			-EINVAL);
 	ib_dereg_mr(mr);
@@ -2060,15 +2016,15 @@ static void rwx_tdt_pi_rw(struct kunit *test)
 	int ret;
 
 	rwx_tdt_setup(test, &rwx_tdt_pi_caps, 0);
-	attr.send_cq = env->cq;
-	attr.recv_cq = env->cq;
-	rwx_tdt_destroy_qp(&env->qp);
-	env->qp = ib_create_qp(env->pd, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->qp);
-	rwx_tdt_destroy_qp(&env->peer);
-	env->peer = rwx_tdt_create_qp(env, env->cq, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->peer);
-	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->qp, env->peer), 0);
+	attr.send_cq = env->fx.cq;
+	attr.recv_cq = env->fx.cq;
+	rwx_td_destroy_qp(&env->fx.qp);
+	env->fx.qp = ib_create_qp(env->fx.pd, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.qp);
+	rwx_td_destroy_qp(&env->fx.peer);
+	env->fx.peer = rwx_tdt_create_qp(env, env->fx.cq, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.peer);
+	KUNIT_ASSERT_EQ(test, rwx_testdev_connect(env->fx.qp, env->fx.peer), 0);
 
 	blocks = env->extra;
 	pi = env->extra + 4 * PAGE_SIZE;
@@ -2084,13 +2040,13 @@ static void rwx_tdt_pi_rw(struct kunit *test)
 		sg_init_one(&sg, blocks, c.blocks * c.interval);
 		sg_init_one(&prot, pi, c.blocks * RWX_TDT_PI);
 		memset(env->remote, 0, RWX_TDT_BUF_LEN);
-		ret = rdma_rw_ctx_signature_init(&ctx, env->qp, 1, &sg, 1,
+		ret = rdma_rw_ctx_signature_init(&ctx, env->fx.qp, 1, &sg, 1,
 						 &prot, 1, &attrs,
 						 env->remote_dma,
-						 env->pd->unsafe_global_rkey,
+						 env->fx.pd->unsafe_global_rkey,
 						 DMA_TO_DEVICE);
 		KUNIT_ASSERT_EQ(test, ret, round ? 3 : 2);
-		KUNIT_EXPECT_EQ(test, rdma_rw_ctx_post(&ctx, env->qp, 1, &cqe,
+		KUNIT_EXPECT_EQ(test, rdma_rw_ctx_post(&ctx, env->fx.qp, 1, &cqe,
 						       NULL), 0);
 		KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 1);
 		KUNIT_EXPECT_EQ(test, env->wc[0].status, IB_WC_SUCCESS);
@@ -2098,12 +2054,12 @@ static void rwx_tdt_pi_rw(struct kunit *test)
 							 IB_MR_CHECK_SIG_STATUS,
 							 &st), 0);
 		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
-		rdma_rw_ctx_destroy_signature(&ctx, env->qp, 1, &sg, 1, &prot,
+		rdma_rw_ctx_destroy_signature(&ctx, env->fx.qp, 1, &sg, 1, &prot,
 					      1, DMA_TO_DEVICE);
 		rwx_tdt_image(&c, blocks, &attrs.wire, image);
 		KUNIT_EXPECT_MEMEQ(test, env->remote, image, wire_len);
 	}
-	rwx_tdt_destroy_qp(&env->qp);
+	rwx_td_destroy_qp(&env->fx.qp);
 }
 
 static struct kunit_case rwx_tdt_cases[] = {

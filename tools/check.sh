@@ -41,6 +41,7 @@ suite build
 H61=$(headers_61) H612=$(headers_612)
 run_test "module, W=1 C=1, Debian $(basename "$H61")" \
 	"$RWX_ROOT/tools/build-module.sh" "$H61" "$RWX_BUILD/mod-6.1"
+stock61_ok=$?
 run_test "module, W=1 C=1, Debian $(basename "$H612")" \
 	"$RWX_ROOT/tools/build-module.sh" "$H612" "$RWX_BUILD/mod-6.12"
 stock_ok=$?
@@ -78,6 +79,16 @@ else
 	test_mods_ok=1
 	ulps_test_ok=1
 fi
+# Debian 12's default kernel series, with the same debug options.
+if KBUILD61=$("$RWX_ROOT/tools/kernel/build-test-kernel.sh" --series 6.1); then
+	pass "test kernel 6.1 (linux-source-6.1 + tools/kernel/test-kernel.config)"
+	run_test "module and KUnit suites, W=1 C=1, 6.1 test kernel" \
+		"$RWX_ROOT/tools/build-module.sh" "$KBUILD61" "$RWX_BUILD/mod-test-6.1"
+	test61_mods_ok=$?
+else
+	fail "test kernel 6.1 (linux-source-6.1 + tools/kernel/test-kernel.config)" "build failed"
+	test61_mods_ok=1
+fi
 
 STOCK61_RELEASE=$(basename "$H61" | sed 's/^linux-headers-//')
 STOCK61_KERNEL=/boot/vmlinuz-$STOCK61_RELEASE
@@ -87,17 +98,28 @@ STOCK_KERNEL=/boot/vmlinuz-$STOCK_RELEASE
 STOCK_INITRD=$(initramfs_for "$STOCK_RELEASE")
 export STOCK_KERNEL STOCK_INITRD
 
-# kunit_boot NAME [run-vm.sh options]: a test-kernel guest running the
-# engine and the KUnit suites.
+# kunit_boot NAME SERIES [run-vm.sh options]: a guest of the SERIES (6.12 or
+# 6.1) test kernel running the engine and the KUnit suites named by
+# RWX_KUNIT_SUITES (module names without _kunit.ko).
 kunit_boot() {
-	local name=$1 M=$RWX_BUILD/mod-test
-	shift
-	VM_KTAP=1 vm_run "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+	local name=$1 series=$2 kbuild M suites="" s
+	shift 2
+	case $series in
+	6.12) kbuild=$KBUILD M=$RWX_BUILD/mod-test ;;
+	6.1) kbuild=$KBUILD61 M=$RWX_BUILD/mod-test-6.1 ;;
+	esac
+	for s in $RWX_KUNIT_SUITES; do
+		suites="$suites $M/kunit/${s}_kunit.ko"
+	done
+	VM_KTAP=1 vm_run "$name" "$kbuild/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_ROOT/tools/guest/kunit-run.sh" 900 \
 		-e "RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_SUPPORT_MODULES=$M/drivers/testing/loopback/rwx_loopback.ko \
-$M/drivers/testing/testdev/rwx_testdev.ko" "$@"
+$M/drivers/testing/testdev/rwx_testdev.ko" -e "RWX_KUNIT_MODULES=${suites# }" "$@"
 }
+ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_testdev rwx_sig"
+# The MR path everywhere: ib_core.force_mr=1 gives rxe QPs their MR pool.
+FORCE_MR_SUITES="rwx_engine rwx_diff"
 
 # nvmeof_boot NAME [run-vm.sh options]: a test-kernel guest serving an
 # NVMe-oF namespace through the engine-built nvmet-rdma (tools/guest/nvmeof.sh).
@@ -113,7 +135,9 @@ nvmeof_boot() {
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
 nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1"
 ISER_RUNS="iser-rxe iser-6.12 iser-6.1"
-rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/iser-*	# a run not made must not count
+# A run not made must not count.
+rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/kunit* \
+	"$RWX_BUILD"/vm/smoke-*
 
 # iser_boot NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh options]: LIO's
 # iSER target with the engine-built ib_isert, open-iscsi's iSER initiator.
@@ -138,21 +162,24 @@ stock_ulp_boots() {
 
 # One lane: every suite on a default boot, and the stock-kernel smoke test.
 kunit_lane() {
-	local K=$RWX_BUILD/mod-test/kunit
-
-	kunit_boot kunit -e "RWX_KUNIT_MODULES=$K/rwx_layout_kunit.ko \
-$K/rwx_verbs_kunit.ko $K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko \
-$K/rwx_testdev_kunit.ko $K/rwx_sig_kunit.ko"
+	RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit 6.12
+	if [ "$test61_mods_ok" = 0 ]; then
+		VM_CASE_PREFIX="6.1: " RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit-6.1 6.1
+	fi
+	# The module built against Debian's headers, on Debian's own kernels.
 	if [ "$stock_ok" = 0 ]; then
 		vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
 			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 	fi
+	if [ "$stock61_ok" = 0 ]; then
+		vm_run smoke-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" \
+			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
+			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko"
+	fi
 	# librdmarwx on Soft-RoCE, plain and under ASan/UBSan, and interop
 	# with rdmacm-utils' rdma_server / rdma_client.
-	rm -rf "$RWX_BUILD/vm/userspace-vm"
-	if make --no-print-directory -C "$RWX_ROOT/userspace" vmtest \
-			> "$RWX_BUILD/userspace-vmtest-build.log" 2>&1; then
+	if [ "$vmtest_ok" = 0 ]; then
 		vm_run userspace-vm "$STOCK_KERNEL" "$STOCK_INITRD" \
 			"$RWX_ROOT/userspace/tests/vm/guest.sh" 300
 	fi
@@ -168,13 +195,15 @@ $K/rwx_testdev_kunit.ko $K/rwx_sig_kunit.ko"
 	[ "$ulps_61_ok" = 0 ] && stock_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
 }
 
-# Record the per-check lines a guest printed ("ok NAME", "FAIL NAME: why",
-# "skip NAME"), named after the part ("# === part") they belong to.
+# record_guest_checks LOG [TAG]: record the per-check lines a guest printed
+# ("ok NAME", "FAIL NAME: why", "skip NAME"), named after the part
+# ("# === part") they belong to, and TAG (which run) when given.
 record_guest_checks() {
-	local log=$1 part="" line
+	local log=$1 tag=${2:+${2#-}: } line
+	local part=$tag
 	while IFS= read -r line; do
 		case $line in
-		"# === "*) part="${line#\# === }: " ;;
+		"# === "*) part="$tag${line#\# === }: " ;;
 		"ok "*) pass "$part${line#ok }" ;;
 		"FAIL "*) fail "$part${line#FAIL }" ;;
 		"skip "*) skip "$part${line#skip }" ;;
@@ -184,13 +213,22 @@ record_guest_checks() {
 
 # The other lane: the harness self-tests and the MR path everywhere (ib_core.force_mr=1 gives rxe QPs their MR pool).
 other_lane() {
-	local K=$RWX_BUILD/mod-test/kunit
-
 	suite harness-vm
 	bash "$RWX_ROOT/tools/test-harness.sh" vm
-	VM_CASE_PREFIX="force_mr: " kunit_boot kunit-force-mr \
-		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
-		-e "RWX_KUNIT_MODULES=$K/rwx_engine_kunit.ko $K/rwx_diff_kunit.ko"
+	VM_CASE_PREFIX="force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
+		kunit_boot kunit-force-mr 6.12 -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1
+	if [ "$test61_mods_ok" = 0 ]; then
+		VM_CASE_PREFIX="6.1: force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
+			kunit_boot kunit-force-mr-6.1 6.1 -a ib_core.force_mr=1 \
+			-e RWX_ENGINE_PARAMS=force_mr=1
+	fi
+	# librdmarwx on the 6.1 test kernel's Soft-RoCE.
+	if [ "$test61_mods_ok" = 0 ] && [ "$vmtest_ok" = 0 ]; then
+		# The debug kernel runs them about eight times slower than the
+		# stock one (291 s of 300 once).
+		vm_run userspace-vm-6.1 "$KBUILD61/arch/x86/boot/bzImage" "$TEST_INITRD" \
+			"$RWX_ROOT/userspace/tests/vm/guest.sh" 900
+	fi
 	# NVMe-oF through the engine: SGE path on rxe, MR path on rxe
 	# (force_mr), both on siw (iWARP: host writes are RDMA READs, which
 	# need MRs).
@@ -202,11 +240,17 @@ other_lane() {
 	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
 }
 
+# The userspace guest tests' binaries, for both lanes.
+rm -rf "$RWX_BUILD"/vm/userspace-vm*
+make --no-print-directory -C "$RWX_ROOT/userspace" vmtest \
+	> "$RWX_BUILD/userspace-vmtest-build.log" 2>&1
+vmtest_ok=$?
+
 # A TCG guest keeps about one host core busy: run two lanes at once.
 if [ "$test_mods_ok" = 0 ]; then
 	KUNIT_PY=$(readlink -f "$KBUILD/source")/tools/testing/kunit/kunit.py
 	TEST_INITRD=$(initramfs_for)
-	export KBUILD KUNIT_PY TEST_INITRD
+	export KBUILD KBUILD61 KUNIT_PY TEST_INITRD
 	kunit_lane > "$RWX_BUILD/kunit-lane.log" 2>&1 &
 	kunit_pid=$!
 else
@@ -228,14 +272,22 @@ if [ -n "$kunit_pid" ]; then
 else
 	fail "kunit" "no test kernel or test modules to run"
 fi
+if [ -f "$RWX_BUILD/vm/kunit-6.1/judgement" ] && [ -f "$RWX_BUILD/vm/kunit-force-mr-6.1/judgement" ]; then
+	vm_record kunit-6.1
+	vm_record kunit-force-mr-6.1
+else
+	fail "kunit-6.1" "not run: no 6.1 test kernel or test modules"
+fi
 
 suite userspace-vm
-if [ -f "$RWX_BUILD/vm/userspace-vm/judgement" ]; then
-	vm_record userspace-vm
-	record_guest_checks "$RWX_BUILD/vm/userspace-vm/console.log"
-else
-	fail "userspace-vm" "not run: make -C userspace vmtest failed (see $RWX_BUILD/userspace-vmtest-build.log)"
-fi
+for run in userspace-vm userspace-vm-6.1; do
+	if [ -f "$RWX_BUILD/vm/$run/judgement" ]; then
+		vm_record "$run"
+		record_guest_checks "$RWX_BUILD/vm/$run/console.log" "${run#userspace-vm}"
+	else
+		fail "$run" "not run: no 6.1 test kernel, or make -C userspace vmtest failed (see $RWX_BUILD/userspace-vmtest-build.log)"
+	fi
+done
 
 # record_runs PATTERN RUN...: each guest run's judgement, and the lines of
 # its console that match PATTERN (what it showed).
@@ -270,12 +322,14 @@ if [ "$debs_rc" != 0 ] && ! grep -q '^FAIL ' "$RWX_BUILD/test-debs.log"; then
 	fail "tools/test-debs.sh" "exit $debs_rc (see $RWX_BUILD/test-debs.log)"
 fi
 
-suite smoke-debian-6.12
-if [ -f "$RWX_BUILD/vm/smoke-6.12/judgement" ] && [ "$stock_ok" = 0 ]; then
-	vm_record smoke-6.12
-else
-	fail "smoke-6.12" "not run: the module did not build against Debian 6.12"
-fi
+for v in 6.12 6.1; do
+	suite "smoke-debian-$v"
+	if [ -f "$RWX_BUILD/vm/smoke-$v/judgement" ]; then
+		vm_record "smoke-$v"
+	else
+		fail "smoke-$v" "not run: the module did not build against Debian $v"
+	fi
+done
 
 suite cleanup
 if pgrep -x "$RWX_VM_NAME" >/dev/null; then

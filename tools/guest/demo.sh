@@ -42,7 +42,7 @@ demo_side() {
 			"$(engine_counter init_sge_multi) multi-SGE and" \
 			"$(engine_counter init_mr) MR contexts ($(engine_counter mrs_registered) MRs)," \
 			"$(engine_counter sge_fallback) fallbacks," \
-			"$(($(engine_counter err_eagain) + $(engine_counter err_enospc) + $(engine_counter err_einval) + $(engine_counter err_enomem) + $(engine_counter err_other))) errors"
+			"$(engine_errors) errors"
 	fi
 	nvmeof_host_disconnect && nvmeof_target_down && nvmeof_target_unload
 }

@@ -17,6 +17,34 @@ engine_contexts() {
 	echo $(($(engine_counter init_sge_single) + $(engine_counter init_sge_multi) + $(engine_counter init_mr)))
 }
 
+# Failed engine calls, all causes together.
+RWX_ERROR_COUNTERS="err_eagain err_enospc err_einval err_enomem err_other"
+engine_errors() {
+	local c sum=0
+	for c in $RWX_ERROR_COUNTERS; do
+		sum=$((sum + $(engine_counter $c)))
+	done
+	echo $sum
+}
+
+# No engine call failed; otherwise name each failing cause.
+engine_no_errors() {
+	local c rc=0
+	for c in $RWX_ERROR_COUNTERS; do
+		[ "$(engine_counter $c)" = 0 ] && continue
+		echo "${RWX_LOG_PREFIX:-nvmeof}: engine $c = $(engine_counter $c)"
+		rc=1
+	done
+	return $rc
+}
+
+# The kernel's own modules from RWX_MODROOT (a modules_install root), over
+# the host's /lib/modules; without RWX_MODROOT the host's serve.
+bind_modroot() {
+	[ -n "${RWX_MODROOT:-}" ] || return 0
+	mount --bind "$RWX_MODROOT/lib/modules" /lib/modules
+}
+
 # Every context the engine set up was destroyed again.
 engine_live_check() {
 	local live

@@ -1,36 +1,71 @@
 #!/usr/bin/env bash
-# Build (or reuse) the test kernel: linux-source-6.12 + test-kernel.config.
-# The build is cached outside the clone, keyed by the source package version
-# and the fragment's hash (plus RECIPE, bumped when the way it is built
-# changes), so a warm run never rebuilds it.  An interrupted build resumes.
+# Build (or reuse) a test kernel: linux-source-SERIES + test-kernel.config.
+# SERIES is 6.12 (the default) or 6.1, Debian 12's two kernels; both get the
+# same debug options.  The build is cached outside the clone, keyed by the
+# series, the source package version and the fragment's hash (plus RECIPE,
+# bumped when the way it is built changes), so a warm run never rebuilds it.
+# An interrupted build resumes.
 # Prints the cache directory (holding bzImage and the O= build tree) on stdout.
-# With --source: only unpack the source (if needed) and print its directory.
+#
+# usage: build-test-kernel.sh [--series 6.1|6.12] [--source]
+#   --source  only unpack the source (if needed) and print its directory
 set -euo pipefail
+
+series=6.12
+source_only=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--series) series=$2; shift 2 ;;
+	--source) source_only=1; shift ;;
+	*) echo "usage: $0 [--series 6.1|6.12] [--source]" >&2; exit 2 ;;
+	esac
+done
+case $series in
+6.1 | 6.12) ;;
+*) echo "build-test-kernel: no test kernel for series $series (6.1 or 6.12)" >&2; exit 2 ;;
+esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${RWX_CACHE:-/var/cache/rdma-rwx}
 fragment=$here/test-kernel.config
 
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || {
-	echo "build-test-kernel: linux-source-6.12 is not installed (run tools/deps.sh)" >&2
+srcver=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null) || {
+	echo "build-test-kernel: linux-source-$series is not installed (run tools/deps.sh)" >&2
 	exit 1
 }
+# Fixes the test kernel carries for bugs of the kernel's own that KASAN
+# would otherwise report in our tests (each patch says which and why):
+# patches/SERIES/*.patch, applied in order; part of the cache key.
+patches=()
+for p in "$here/patches/$series"/*.patch; do
+	[ -f "$p" ] && patches+=("$p")
+done
+patch_stamp=""
+[ ${#patches[@]} -gt 0 ] && patch_stamp=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
 RECIPE=1
-key=$( (cat "$fragment"; echo "recipe $RECIPE") | sha256sum | cut -c1-12)
-srcdir=$cache/src/linux-source-6.12_$srcver
-outdir=$cache/kernel/6.12_$srcver-$key
+key=$( (cat "$fragment" ${patches[@]+"${patches[@]}"}; echo "recipe $RECIPE") | sha256sum | cut -c1-12)
+srcdir=$cache/src/linux-source-${series}_$srcver
+outdir=$cache/kernel/${series}_$srcver-$key
 
+# The source, unpacked once, with the series' patches applied; .done
+# names the patches it holds.
 unpack_source() {
-	[ -f "$srcdir/.done" ] && return 0
-	echo "build-test-kernel: unpacking linux-source-6.12 $srcver" >&2
+	[ -f "$srcdir/.done" ] && [ "$(cat "$srcdir/.done")" = "$patch_stamp" ] && return 0
+	echo "build-test-kernel: unpacking linux-source-$series $srcver" >&2
 	rm -rf "$srcdir" "$srcdir.tmp"
 	mkdir -p "$srcdir.tmp"
-	tar -C "$srcdir.tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+	tar -C "$srcdir.tmp" --strip-components=1 -xf "/usr/src/linux-source-$series.tar.xz"
+	for p in ${patches[@]+"${patches[@]}"}; do
+		patch -s -d "$srcdir.tmp" -p1 < "$p" || {
+			echo "build-test-kernel: $p does not apply" >&2
+			return 1
+		}
+	done
 	mv "$srcdir.tmp" "$srcdir"
-	touch "$srcdir/.done"
+	echo "$patch_stamp" > "$srcdir/.done"
 }
 
-if [ "${1:-}" = --source ]; then
+if [ "$source_only" = 1 ]; then
 	unpack_source
 	echo "$srcdir"
 	exit 0

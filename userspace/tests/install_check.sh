@@ -57,6 +57,13 @@ PROG
 	LD_LIBRARY_PATH="$root/lib" "$stage/prog" | grep -qx EINVAL
 }
 
+# The installed rwx_perf uses the installed library, not a static copy.
+perf_shared() {
+	readelf -d "$root/bin/rwx_perf" | grep -q 'NEEDED.*\[librdmarwx\.so\.0\]' ||
+		{ echo "bin/rwx_perf does not link librdmarwx.so.0"; return 1; }
+	LD_LIBRARY_PATH="$root/lib" "$root/bin/rwx_perf" --help | grep -q '^Usage:'
+}
+
 check "make install PREFIX=$prefix DESTDIR=<stage>" \
 	make --no-print-directory install PREFIX="$prefix" DESTDIR="$stage"
 check "library, header, pkg-config file, rwx_perf and every man page" has_all
@@ -64,3 +71,5 @@ check "librdmarwx.pc names the prefix" \
 	grep -qx "prefix=$prefix" "$root/lib/pkgconfig/librdmarwx.pc"
 check "a program builds with pkg-config alone and runs against the library" \
 	link_program
+check "the installed rwx_perf links librdmarwx.so.0 and runs against it" \
+	perf_shared
