@@ -311,6 +311,23 @@ suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served)' $ISER_RUNS
 
+# make bench's pieces, once and short: the figures are not judged, only
+# that its guests ran and both tables came out whole.
+suite bench
+RWX_BENCH_SMOKE=1 bash "$RWX_ROOT/tools/bench.sh" > "$RWX_BUILD/bench-smoke.log" 2>&1
+bench_rc=$?
+grep -E '^bench: (cost sge: icount|sge +randread)' "$RWX_BUILD/bench-smoke.log" | sed 's/^/   /'
+if [ "$bench_rc" = 0 ] &&
+	grep -qE '^bench: cost sge: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+$' \
+		"$RWX_BUILD/bench-smoke.log" &&
+	[ "$(grep -cE '^bench: sge +[a-z]+-[0-9]+k +[0-9]+ +[0-9]+ +[0-9.]+ ' \
+		"$RWX_BUILD/bench-smoke.log")" = 4 ]; then
+	pass "make bench, short: the icount cost table and the data-path table"
+else
+	fail "make bench, short: the icount cost table and the data-path table" \
+		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
+fi
+
 # The Debian packages, after every guest lane: installing rdma-rwx-dkms
 # rewrites the stock kernels' module indexes the guests read.
 suite packages

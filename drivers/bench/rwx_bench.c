@@ -4,11 +4,19 @@
  * rdma_rw_ctx, measured in the same run on the same QP and lists.  One
  * operation is init (DMA mapping, layout, MRs), building the WR chain and
  * destroy; nothing is posted, so the device's speed does not enter.  The
- * engines alternate round by round and each figure is the median round.
+ * engines alternate round by round.
+ *
+ * Two clocks: by default a round runs for round_ms and the figure is the
+ * median round's mean.  With fixed_ops=N (for a guest under QEMU's
+ * -icount, whose clock counts one nanosecond per instruction) a round is
+ * exactly N operations and the figure is the cheapest round: rounds are
+ * short enough that most hold no timer tick, and the cheapest one holds
+ * none, so the figure is an instruction count that repeats run to run.
  * Everything happens at load time; results go to the kernel log.
  */
 
 #include <linux/ktime.h>
+#include <linux/timex.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -22,13 +30,19 @@ static char *addr = "192.0.2.1";
 module_param(addr, charp, 0444);
 MODULE_PARM_DESC(addr, "IPv4 address of the RDMA device's netdev");
 
-static unsigned int round_ms = 100;
+static unsigned int round_ms = 40;
 module_param(round_ms, uint, 0444);
 MODULE_PARM_DESC(round_ms, "Length of one round in ms (at least 10)");
 
-#define RWX_BENCH_ROUNDS	7
+static unsigned int fixed_ops;
+module_param(fixed_ops, uint, 0444);
+MODULE_PARM_DESC(fixed_ops,
+		 "Operations per round, figure from the cheapest round (for -icount guests); 0: rounds of round_ms, median round");
+
+#define RWX_BENCH_ROUNDS	15
 #define RWX_BENCH_BATCH		64	/* operations between clock reads */
 #define RWX_BENCH_MAX_ENTRIES	256
+#define RWX_BENCH_OFFSET	512	/* the shapes' sg_offset when not 0 */
 
 struct rwx_bench_engine {
 	const char *name;
@@ -48,14 +62,12 @@ static const struct rwx_bench_engine rwx_bench_engines[] = {
 	{ "ib_core", rdma_rw_ctx_init, rdma_rw_ctx_wrs, rdma_rw_ctx_destroy },
 };
 
-/* A list of @entries entries of @pages pages each. */
+/* A list of @entries entries of one page each, moved from @offset on. */
 struct rwx_bench_shape {
-	u32 entries, pages;
+	u32 entries, offset;
 };
 
-static const struct rwx_bench_shape rwx_bench_shapes[] = {
-	{ 1, 1 }, { 16, 1 }, { 64, 1 }, { 256, 1 }, { 16, 16 },
-};
+static const u32 rwx_bench_entries[] = { 1, 2, 4, 16, 64, 256 };
 
 struct rwx_bench {
 	struct rwx_loopback conn;
@@ -69,47 +81,59 @@ static void rwx_bench_free_list(struct rwx_bench *b)
 	u32 i;
 
 	for (i = 0; i < b->nents; i++)
-		__free_pages(sg_page(&b->sgl[i]), get_order(b->sgl[i].length));
+		__free_page(sg_page(&b->sgl[i]));
 	b->nents = 0;
 }
 
-static int rwx_bench_list(struct rwx_bench *b, const struct rwx_bench_shape *s)
+static int rwx_bench_list(struct rwx_bench *b, u32 entries)
 {
-	size_t len = (size_t)s->pages * PAGE_SIZE;
 	struct page *page;
 
 	rwx_bench_free_list(b);
-	sg_init_table(b->sgl, s->entries);
-	while (b->nents < s->entries) {
-		page = alloc_pages(GFP_KERNEL, get_order(len));
+	sg_init_table(b->sgl, entries);
+	while (b->nents < entries) {
+		page = alloc_page(GFP_KERNEL);
 		if (!page)
 			return -ENOMEM;
-		sg_set_page(&b->sgl[b->nents++], page, len, 0);
+		sg_set_page(&b->sgl[b->nents++], page, PAGE_SIZE, 0);
 	}
 	return 0;
 }
 
 /*
- * One round of one engine: batches of operations until round_ms have
- * passed, so that a coarse clock (a guest without a usable TSC falls back
- * to jiffies) still gives a fair mean.  Returns the mean in ns per
- * operation, or -errno.
+ * The clock of a round: ns, or with fixed_ops the TSC itself, which under
+ * -icount counts the guest's nanoseconds exactly, one per instruction
+ * (ktime's conversion of it rounds, and a difference of two rounded
+ * readings moves by one from run to run).
+ */
+static u64 rwx_bench_clock(void)
+{
+	return fixed_ops ? get_cycles() : ktime_get_ns();
+}
+
+/*
+ * One round of one engine: fixed_ops operations, or batches of operations
+ * until round_ms have passed, so that a coarse clock still gives a fair
+ * mean.  Returns the mean per operation (ns, or TSC cycles with fixed_ops), or -errno.
  */
 static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e,
+			   const struct rwx_bench_shape *s,
 			   enum dma_data_direction dir, int *nr_wrs)
 {
 	struct ib_qp *qp = b->conn.qp[RWX_CLIENT];
 	u32 port = b->conn.port_num;
 	u32 rkey = b->conn.pd->unsafe_global_rkey;
-	u64 start = ktime_get_ns(), elapsed, ops = 0;
+	u32 batch = fixed_ops ?: RWX_BENCH_BATCH;
+	u64 start, elapsed, ops = 0;
 	struct rdma_rw_ctx ctx;
 	unsigned int i;
 	int ret;
 
+	start = rwx_bench_clock();
 	do {
-		for (i = 0; i < RWX_BENCH_BATCH; i++) {
-			ret = e->init(&ctx, qp, port, b->sgl, b->nents, 0,
-				      0x10000, rkey, dir);
+		for (i = 0; i < batch; i++) {
+			ret = e->init(&ctx, qp, port, b->sgl, b->nents,
+				      s->offset, 0x10000, rkey, dir);
 			if (ret < 0)
 				return ret;
 			*nr_wrs = ret;
@@ -119,9 +143,9 @@ static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e
 			if (ret < 0)
 				return ret;
 		}
-		ops += RWX_BENCH_BATCH;
-		elapsed = ktime_get_ns() - start;
-	} while (elapsed < (u64)round_ms * NSEC_PER_MSEC);
+		ops += batch;
+		elapsed = rwx_bench_clock() - start;
+	} while (!fixed_ops && elapsed < (u64)round_ms * NSEC_PER_MSEC);
 	return max_t(s64, div64_u64(elapsed, ops), 1);
 }
 
@@ -144,7 +168,7 @@ static int rwx_bench_shape(struct rwx_bench *b, const struct rwx_bench_shape *s,
 		/* Alternate which engine goes first: no order advantage. */
 		for (k = 0; k < nr; k++) {
 			e = (r + k) % nr;
-			ns[e][r] = rwx_bench_round(b, &rwx_bench_engines[e],
+			ns[e][r] = rwx_bench_round(b, &rwx_bench_engines[e], s,
 						   dir, &wrs[e]);
 			if (ns[e][r] < 0) {
 				pr_err("rwx_bench: %s failed: %lld\n",
@@ -156,13 +180,32 @@ static int rwx_bench_shape(struct rwx_bench *b, const struct rwx_bench_shape *s,
 	}
 	for (e = 0; e < nr; e++)
 		sort(ns[e], RWX_BENCH_ROUNDS, sizeof(s64), rwx_bench_cmp, NULL);
-	r = RWX_BENCH_ROUNDS / 2;
-	pr_info("rwx_bench: %-5s %3u x %2u page(s): rdma_rwx %6lld ns (%3d WRs), ib_core %6lld ns (%3d WRs), rdma_rwx/ib_core %lld.%02lld\n",
-		dir == DMA_TO_DEVICE ? "WRITE" : "READ", s->entries, s->pages,
+	r = fixed_ops ? 0 : RWX_BENCH_ROUNDS / 2;
+	pr_info("rwx_bench: cost %-5s %3u x 1 page +%-3u rdma_rwx %7lld ns %3d WRs ib_core %7lld ns %3d WRs ratio %lld.%02lld\n",
+		dir == DMA_TO_DEVICE ? "WRITE" : "READ", s->entries, s->offset,
 		ns[0][r], wrs[0], ns[1][r], wrs[1],
 		div64_s64(ns[0][r], ns[1][r]),
 		div64_s64(ns[0][r] * 100, ns[1][r]) % 100);
 	return 0;
+}
+
+/* Every shape, WRITE and READ. */
+static int rwx_bench_all(struct rwx_bench *b)
+{
+	struct rwx_bench_shape s;
+	int i, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(rwx_bench_entries) && !ret; i++) {
+		s.entries = rwx_bench_entries[i];
+		ret = rwx_bench_list(b, s.entries);
+		for (s.offset = 0; s.offset <= RWX_BENCH_OFFSET && !ret;
+		     s.offset += RWX_BENCH_OFFSET) {
+			ret = rwx_bench_shape(b, &s, DMA_TO_DEVICE);
+			if (!ret)
+				ret = rwx_bench_shape(b, &s, DMA_FROM_DEVICE);
+		}
+	}
+	return ret;
 }
 
 static int __init rwx_bench_init(void)
@@ -174,7 +217,7 @@ static int __init rwx_bench_init(void)
 		.max_rdma_ctxs = 4,
 	};
 	struct rwx_bench *b;
-	int ret, i;
+	int ret;
 
 	if (round_ms < 10)
 		return -EINVAL;
@@ -187,18 +230,17 @@ static int __init rwx_bench_init(void)
 		       b->conn.error_what ?: "?", ret);
 		goto out;
 	}
-	pr_info("rwx_bench: %s, rounds of %u ms, median of %d rounds, MR pool %s\n",
-		dev_name(&b->conn.device->dev), round_ms, RWX_BENCH_ROUNDS,
-		list_empty(&b->conn.qp[RWX_CLIENT]->rdma_mrs) ? "none" : "present");
-	for (i = 0; i < ARRAY_SIZE(rwx_bench_shapes) && !ret; i++) {
-		ret = rwx_bench_list(b, &rwx_bench_shapes[i]);
-		if (!ret)
-			ret = rwx_bench_shape(b, &rwx_bench_shapes[i],
-					      DMA_TO_DEVICE);
-		if (!ret)
-			ret = rwx_bench_shape(b, &rwx_bench_shapes[i],
-					      DMA_FROM_DEVICE);
-	}
+	if (fixed_ops)
+		pr_info("rwx_bench: %s, rounds of %u operations, cheapest of %d rounds, MR pool %s\n",
+			dev_name(&b->conn.device->dev), fixed_ops,
+			RWX_BENCH_ROUNDS,
+			list_empty(&b->conn.qp[RWX_CLIENT]->rdma_mrs) ? "none" : "present");
+	else
+		pr_info("rwx_bench: %s, rounds of %u ms, median of %d rounds, MR pool %s\n",
+			dev_name(&b->conn.device->dev), round_ms,
+			RWX_BENCH_ROUNDS,
+			list_empty(&b->conn.qp[RWX_CLIENT]->rdma_mrs) ? "none" : "present");
+	ret = rwx_bench_all(b);
 out:
 	rwx_bench_free_list(b);
 	rwx_loopback_teardown(&b->conn);

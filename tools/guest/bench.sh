@@ -1,5 +1,8 @@
-# Guest script for make bench (stock Debian kernel): rwx_bench on rxe0, then
-# the NVMe-oF data path (tools/guest/bench-nvmeof.sh).
+# Guest script for make bench (stock Debian kernel), on rxe0:
+#  RWX_BENCH_COST=1   rwx_bench, the cost of one RW context (with
+#                     RWX_BENCH_FIXED_OPS=N: N operations a round, for a
+#                     guest under -icount);
+#  RWX_BENCH_DATA=1   the NVMe-oF data path (tools/guest/bench-nvmeof.sh).
 # RWX_BENCH_MR=1 puts both engines on the MR path (ib_core.force_mr=1
 # gives the QP its MR pool; the engine's force_mr=1), else the SGE path.
 set -eu
@@ -10,14 +13,18 @@ mr=${RWX_BENCH_MR:-0}
 modprobe ib_core force_mr="$mr"
 modprobe rdma_cm
 rdma_setup rxe
-insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
-insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr="$mr"
-echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1
-rmmod rwx_bench rwx_loopback rdma_rwx
-
-. "$RWX_ROOT/tools/guest/bench-nvmeof.sh"
-RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko
-RWX_ENGINE_PARAMS=force_mr=$mr
-bench_nvmeof "$([ "$mr" = 1 ] && echo mr || echo sge)"
+if [ "${RWX_BENCH_COST:-0}" = 1 ]; then
+	insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
+	insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr="$mr"
+	echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1 \
+		fixed_ops="${RWX_BENCH_FIXED_OPS:-0}"
+	rmmod rwx_bench rwx_loopback rdma_rwx
+fi
+if [ "${RWX_BENCH_DATA:-0}" = 1 ]; then
+	. "$RWX_ROOT/tools/guest/bench-nvmeof.sh"
+	RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko
+	RWX_ENGINE_PARAMS=force_mr=$mr
+	bench_nvmeof "$([ "$mr" = 1 ] && echo mr || echo sge)"
+fi
 echo "bench: done"

@@ -77,6 +77,17 @@ tsc_args=""
 if grep -qm1 '^flags.* tsc_known_freq' /proc/cpuinfo; then
 	tsc_args=" tsc_early_khz=$(awk -F': *' '/^cpu MHz/ {printf "%d", $2 * 1000; exit}' /proc/cpuinfo) tsc=reliable"
 fi
+# RWX_QEMU_ICOUNT=1 (make bench): the guest's clock counts instructions,
+# one nanosecond each (-icount shift=0), so a time measured in the guest
+# is an instruction count, the same on every run and every host.  icount
+# needs a single TCG thread, so one CPU; sleep=off skips idle time at
+# once.  The guest's TSC then counts those nanoseconds: 1 GHz.
+accel="tcg,thread=multi" smp=2 icount=()
+if [ -n "${RWX_QEMU_ICOUNT:-}" ]; then
+	accel="tcg,thread=single" smp=1
+	icount=(-icount shift=0,sleep=off,align=off)
+	tsc_args=" tsc_early_khz=1000000 tsc=reliable"
+fi
 # acpi=off: under TCG, the debug kernel's AML interpreter times out routing
 # PCI interrupts and virtio never gets one; the MP table serves instead.
 # no5lvl: -cpu max offers LA57, and on 6.1 and 6.12 identify_cpu() zeroes
@@ -87,7 +98,7 @@ fi
 # loaded boots).  4-level paging has no such window.
 setpriv --pdeathsig KILL -- \
 qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
-	-accel tcg,thread=multi -cpu "${RWX_QEMU_CPU:-max}" -smp 2 -m 1536M \
+	-accel "$accel" "${icount[@]}" -cpu "${RWX_QEMU_CPU:-max}" -smp "$smp" -m 1536M \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" \
