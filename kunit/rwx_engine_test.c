@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
+#include "../drivers/rwx/rwx_internal.h"
 #include "rwx_loopback.h"
 #include "rwx_test_devs.h"
 
@@ -35,6 +36,11 @@ struct rwx_engine_ctx {
 	struct page *allocs[RWX_MAX_ENTRIES];	/* behind the entries */
 	u8 orders[RWX_MAX_ENTRIES];
 	u32 nr_allocs;
+	/* Small contexts that keep this CPU's buffer cache empty. */
+	struct rdma_rw_ctx held[RDMA_RWX_BUF_CACHE_DEPTH];
+	u32 nr_held;
+	struct scatterlist held_sg[2];
+	u8 held_data[2][64];
 };
 
 static int rwx_engine_init(struct kunit *test)
@@ -614,6 +620,115 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 }
 
+/*
+ * Empty this CPU's cache of small-context buffers (rwx_bufcache.c): hold
+ * as many two-entry WRITE contexts as it has room for, so that the next
+ * small context allocates its buffer.  The caller runs with migration
+ * off.  Only SGE-path contexts use the cache: with force_mr nothing is
+ * held.  Returns false when a context could not be set up.
+ */
+static bool rwx_engine_hold_bufs(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	int ret;
+
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	if (caps.force_mr)
+		return true;
+	sg_init_table(ctx->held_sg, 2);
+	sg_set_buf(&ctx->held_sg[0], ctx->held_data[0], 64);
+	sg_set_buf(&ctx->held_sg[1], ctx->held_data[1], 64);
+	while (ctx->nr_held < RDMA_RWX_BUF_CACHE_DEPTH) {
+		ret = rdma_rwx_ctx_init(&ctx->held[ctx->nr_held], rwx_qp(test),
+					rwx_port(test), ctx->held_sg, 2, 0,
+					ctx->remote_dma,
+					ctx->conn.pd->unsafe_global_rkey,
+					DMA_TO_DEVICE);
+		KUNIT_EXPECT_GT(test, ret, 0);
+		if (ret <= 0)
+			return false;
+		KUNIT_EXPECT_EQ(test, ctx->held[ctx->nr_held].type,
+				RDMA_RWX_CTX_MULTI_CACHED);
+		ctx->nr_held++;
+	}
+	return true;
+}
+
+/* Destroy the held contexts: their buffers go back to the cache. */
+static void rwx_engine_release_bufs(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+
+	while (ctx->nr_held)
+		rdma_rwx_ctx_destroy(&ctx->held[--ctx->nr_held], rwx_qp(test),
+				     rwx_port(test), ctx->held_sg, 2,
+				     DMA_TO_DEVICE);
+}
+
+/*
+ * A small context takes its buffer from this CPU's cache and gives it
+ * back when destroyed, so the next one gets the same buffer; with the
+ * cache empty it allocates one, and that allocation failing is -ENOMEM
+ * with the context dead.  With migration off, so that one CPU's cache is
+ * in play throughout.
+ */
+static void rwx_engine_buf_cache(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	struct rdma_rw_ctx rw;
+	struct ib_qp *qp;
+	void *buf = NULL;
+	u32 port;
+	int ret;
+
+	rwx_engine_ready(test);
+	qp = rwx_qp(test);
+	port = rwx_port(test);
+	rdma_rwx_qp_caps(qp, port, &caps);
+	rwx_engine_pages(test, 2);
+
+#define RWX_INIT_TWO()	rdma_rwx_ctx_init(&rw, qp, port, ctx->sgl, 2, 0,	\
+					  ctx->remote_dma,			\
+					  ctx->conn.pd->unsafe_global_rkey,	\
+					  DMA_TO_DEVICE)
+	migrate_disable();
+	ret = RWX_INIT_TWO();
+	KUNIT_EXPECT_GT(test, ret, 0);
+	if (ret > 0) {
+		KUNIT_EXPECT_EQ(test, rw.type, caps.force_mr ?
+				RDMA_RWX_CTX_MR : RDMA_RWX_CTX_MULTI_CACHED);
+		buf = rw.map.wrs;
+		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2, DMA_TO_DEVICE);
+		ret = RWX_INIT_TWO();
+		KUNIT_EXPECT_GT(test, ret, 0);
+	}
+	if (ret > 0) {
+		if (!caps.force_mr)
+			KUNIT_EXPECT_PTR_EQ(test, (void *)rw.map.wrs, buf);
+		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2, DMA_TO_DEVICE);
+	}
+#ifdef CONFIG_FAULT_INJECTION
+	if (!caps.force_mr && rwx_engine_hold_bufs(test)) {
+		current->fail_nth = 1;
+		ret = RWX_INIT_TWO();
+		current->fail_nth = 0;
+		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_DEAD);
+		/* Then it allocates one, which joins the cache at destroy. */
+		ret = RWX_INIT_TWO();
+		KUNIT_EXPECT_GT(test, ret, 0);
+		if (ret > 0)
+			rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2,
+					     DMA_TO_DEVICE);
+	}
+	rwx_engine_release_bufs(test);
+#endif
+	migrate_enable();
+#undef RWX_INIT_TWO
+}
+
 #define P	((u32)PAGE_SIZE)
 
 /*
@@ -623,8 +738,9 @@ static void rwx_engine_pool_empty(struct kunit *test)
  * metadata, whose failure kmemleak absorbs, so a context may still be
  * built; the walk ends when the n-th call comes after the last one.  Each
  * -ENOMEM must leave no MR taken; kmemleak, scanned after the suite, finds
- * anything left allocated.  The shapes reach the SGE path's WR array, the
- * MR path's op array and its growth (gaps: one MR per entry), and the
+ * anything left allocated.  The shapes reach the SGE path's WR array
+ * (this CPU's buffer cache held empty, so small contexts allocate too),
+ * the MR path's op array and its growth (gaps: one MR per entry), and the
  * private copy of a span that ends inside an entry.
  */
 static void rwx_engine_alloc_fail(struct kunit *test)
@@ -649,6 +765,13 @@ static void rwx_engine_alloc_fail(struct kunit *test)
 			enum dma_data_direction dir = d ? DMA_FROM_DEVICE :
 							  DMA_TO_DEVICE;
 
+			/* Small SGE contexts allocate only with the cache empty. */
+			migrate_disable();
+			if (!rwx_engine_hold_bufs(test)) {
+				rwx_engine_release_bufs(test);
+				migrate_enable();
+				return;
+			}
 			for (n = 1, failed = 0; n <= 64; n++) {
 				current->fail_nth = n;
 				ret = rdma_rwx_ctx_init(&rw, qp, rwx_port(test),
@@ -666,15 +789,19 @@ static void rwx_engine_alloc_fail(struct kunit *test)
 					failed++;
 					continue;
 				}
-				KUNIT_ASSERT_GT_MSG(test, ret, 0,
+				KUNIT_EXPECT_GT_MSG(test, ret, 0,
 						    "shape %u dir %u, call %u failed",
 						    i, d, n);
+				if (ret <= 0)
+					break;
 				rdma_rwx_ctx_destroy(&rw, qp, rwx_port(test),
 						     ctx->sgl, ctx->nents, dir);
 				KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 				if (left)	/* nothing was failed: all done */
 					break;
 			}
+			rwx_engine_release_bufs(test);
+			migrate_enable();
 			KUNIT_EXPECT_NE_MSG(test, left, 0U,
 					    "shape %u dir %u: calls left after %u",
 					    i, d, n);
@@ -834,15 +961,78 @@ static void rwx_engine_chain_send_tdev(struct kunit *test)
 	rwx_engine_chain_send(test);
 }
 
+/* A READ of the test's list fails with -EINVAL on the MR path only. */
+static void rwx_engine_expect_refused(struct kunit *test, bool mr)
+{
+	int ret = rwx_engine_move(test, 0, DMA_FROM_DEVICE);
+
+	if (mr)
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	else
+		KUNIT_EXPECT_GT(test, ret, 0);
+}
+
+/*
+ * The device mapping an MR short or refusing it.  The engine first maps
+ * the next entries whole, as ib_core does; when the device maps fewer,
+ * it maps the span rdma_rwx_next_mr_span() walks out instead, and the
+ * data still moves.  A refusal, or a short map of that span too, is
+ * -EINVAL with every MR back in the pool.  The SGE path maps no MR.
+ */
+static void rwx_engine_map_faults(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	size_t len = 4 * PAGE_SIZE;
+	bool mr;
+	int ret;
+
+	rwx_engine_ready(test);
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	mr = caps.iwarp || caps.force_mr;	/* READs of 4 entries */
+	rwx_engine_pages(test, 4);
+
+	/* One short map: the span's own mapping carries the context. */
+	get_random_bytes(page_address(ctx->remote), len);
+	rwx_engine_fill_local(ctx, false);
+	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
+	ret = rwx_engine_move(test, 0, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_GT(test, ret, 0);
+	if (ret > 0)
+		KUNIT_EXPECT_EQ(test, rwx_engine_compare(ctx, 0, len), len);
+	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
+						      RWX_TESTDEV_FAULT_MAP_SHORT),
+			mr);
+
+	/* Short, then refused when mapped again. */
+	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
+	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 2);
+	rwx_engine_expect_refused(test, mr);
+	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
+						      RWX_TESTDEV_FAULT_MAP_FAIL),
+			mr);
+
+	/* Refused at once. */
+	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 1);
+	rwx_engine_expect_refused(test, mr);
+	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
+						      RWX_TESTDEV_FAULT_MAP_FAIL),
+			mr);
+	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 0);
+	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 0);
+}
+
 static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_data, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_data_tdev, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_chain_send, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_chain_send_tdev, rwx_test_tdev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_map_faults, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_bad_input, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_pool_empty, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sgl_rd, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_alloc_fail, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_buf_cache, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sizing, rwx_test_dev_gen_params),
 	{}
 };

@@ -31,6 +31,23 @@ void rdma_rwx_qp_caps(struct ib_qp *qp, u32 port_num,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_caps, RDMA_RWX);
 
+/* One entry on the SGE path: the WR and its SGE inside the context. */
+static void rdma_rwx_init_single_wr(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				    struct scatterlist *sg, u32 offset,
+				    u64 remote_addr, u32 rkey,
+				    enum dma_data_direction dir)
+{
+	struct ib_sge *sge = &ctx->single.sge;
+
+	sge->addr = sg_dma_address(sg) + offset;
+	sge->length = sg_dma_len(sg) - offset;
+	sge->lkey = qp->pd->local_dma_lkey;
+	rdma_rwx_fill_wr(&ctx->single.wr, rdma_rwx_sge_opcode(dir), sge, 1,
+			 remote_addr, rkey);
+	ctx->nr_ops = 1;
+	ctx->type = RDMA_RWX_CTX_SINGLE;
+}
+
 /* SGE path: gather the entries straight from the DMA addresses. */
 static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				 const struct rdma_rwx_layout *layout,
@@ -38,7 +55,7 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				 u64 remote_addr, u32 rkey,
 				 enum dma_data_direction dir)
 {
-	u32 lkey = qp->pd->local_dma_lkey, nents, op, i;
+	u32 lkey = qp->pd->local_dma_lkey, nents, left, op, i;
 	enum ib_wr_opcode opcode = rdma_rwx_sge_opcode(dir);
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sge;
@@ -46,21 +63,26 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 
 	nents = (layout->nr_ops - 1) * layout->per_op + layout->last_op;
 	if (nents == 1) {
-		sge = &ctx->single.sge;
-		wrs = &ctx->single.wr;
-		ctx->type = RDMA_RWX_CTX_SINGLE;
+		rdma_rwx_init_single_wr(ctx, qp, sg, offset, remote_addr, rkey,
+					dir);
+		return 1;
+	}
+	/* One buffer: the WR array, then the SGE array. */
+	size = size_add(array_size(layout->nr_ops, sizeof(*wrs)),
+			array_size(nents, sizeof(*sge)));
+	if (size <= RDMA_RWX_BUF_SIZE) {
+		wrs = rdma_rwx_buf_get();
+		ctx->type = RDMA_RWX_CTX_MULTI_CACHED;
 	} else {
-		/* One allocation: the WR array, then the SGE array. */
-		size = size_add(array_size(layout->nr_ops, sizeof(*wrs)),
-				array_size(nents, sizeof(*sge)));
 		wrs = kmalloc(size, GFP_KERNEL);
-		if (!wrs)
-			return -ENOMEM;
-		sge = (struct ib_sge *)(wrs + layout->nr_ops);
-		ctx->map.wrs = wrs;
-		ctx->map.sges = sge;
 		ctx->type = RDMA_RWX_CTX_MULTI;
 	}
+	if (!wrs)
+		return -ENOMEM;
+	sge = (struct ib_sge *)(wrs + layout->nr_ops);
+	ctx->map.wrs = wrs;
+	ctx->map.sges = sge;
+	left = nents;
 
 	for (op = 0; op < layout->nr_ops; op++) {
 		u32 nr_sge = op + 1 < layout->nr_ops ? layout->per_op :
@@ -69,13 +91,13 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 
 		rdma_rwx_fill_wr(wr, opcode, sge, nr_sge, remote_addr, rkey);
 		for (i = 0; i < nr_sge; i++, sge++) {
-			if (op || i)	/* never step past the last entry */
-				sg = sg_next(sg);
 			sge->addr = sg_dma_address(sg) + offset;
 			sge->length = sg_dma_len(sg) - offset;
 			sge->lkey = lkey;
 			remote_addr += sge->length;
 			offset = 0;
+			if (--left)	/* never step past the last entry */
+				sg = rdma_rwx_sg_step(sg);
 		}
 		wr->wr.next = op + 1 < layout->nr_ops ? &wrs[op + 1].wr : NULL;
 	}
@@ -116,7 +138,7 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 		sg_init_table(head, 2);
 		sg_dma_address(head) = sg_dma_address(sg) + offset;
 		sg_dma_len(head) = sg_dma_len(sg) - offset;
-		sg_chain(head, 2, sg_next(sg));
+		sg_chain(head, 2, rdma_rwx_sg_next(sg));
 		return ib_map_mr_sg(mr, head, span->nents, NULL, PAGE_SIZE);
 	}
 
@@ -125,7 +147,7 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 	if (!copy)
 		return -ENOMEM;
 	sg_init_table(copy, span->nents);
-	for (i = 0; i < span->nents; i++, sg = sg_next(sg)) {
+	for (i = 0; i < span->nents; i++, sg = rdma_rwx_sg_next(sg)) {
 		sg_dma_address(&copy[i]) = sg_dma_address(sg);
 		sg_dma_len(&copy[i]) = sg_dma_len(sg);
 	}
@@ -135,6 +157,92 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 	ret = ib_map_mr_sg(mr, copy, span->nents, NULL, PAGE_SIZE);
 	kfree(copy);
 	return ret;
+}
+
+/*
+ * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
+ * first entry rather than its sg_offset: see rdma_rwx_map_span().  Out of
+ * line, so that lists mapped from an entry's start pay for no copy.
+ */
+static noinline int rdma_rwx_map_from_offset(struct ib_mr *mr,
+					     const struct rdma_rwx_pos *pos,
+					     u32 n)
+{
+	struct scatterlist head[2] = {};
+
+	sg_dma_address(head) = sg_dma_address(pos->sg) + pos->offset;
+	sg_dma_len(head) = sg_dma_len(pos->sg) - pos->offset;
+	if (n > 1)
+		sg_chain(head, 2, rdma_rwx_sg_next(pos->sg));
+	else
+		sg_mark_end(head);
+	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
+}
+
+/*
+ * The MR most lists get: the next min(entries left, budget) entries,
+ * mapped whole, the way ib_core maps them.  Taken when none of them is
+ * empty and the device maps them all into at most the budget's pages;
+ * otherwise (a gap, an entry past the budget, an empty entry) the caller
+ * maps the span rdma_rwx_next_mr_span() walks out instead.  Needs no walk
+ * of its own beyond the one that finds the next entry, which ib_core makes
+ * too.  Returns the number of entries mapped (and moves @pos past them),
+ * 0 when the caller is to map the span instead, or the device's error.
+ */
+static int rdma_rwx_map_entries(struct ib_mr *mr,
+				const struct rdma_rwx_caps *caps,
+				struct rdma_rwx_pos *pos)
+{
+	u32 budget = rdma_rwx_mr_budget(caps), n = min(pos->nents, budget), i;
+	struct scatterlist *last = pos->sg;
+	u64 length = 0;
+	int mapped;
+
+	if (!n)		/* no budget: the walk refuses the span */
+		return 0;
+	for (i = 0;;) {
+		if (!sg_dma_len(last))
+			return 0;
+		length += sg_dma_len(last);
+		if (++i == n)
+			break;
+		last = rdma_rwx_sg_step(last);
+	}
+	if (pos->offset)
+		mapped = rdma_rwx_map_from_offset(mr, pos, n);
+	else
+		mapped = ib_map_mr_sg(mr, pos->sg, n, NULL, PAGE_SIZE);
+	if (mapped < 0)
+		return mapped;
+	if (mapped != n || mr->length != length - pos->offset ||
+	    rdma_rwx_run_pages(mr->iova, mr->length) > budget)
+		return 0;
+	pos->nents -= n;
+	pos->sg = pos->nents ? rdma_rwx_sg_step(last) : NULL;
+	pos->offset = 0;
+	return n;
+}
+
+/*
+ * The span rdma_rwx_next_mr_span() walks out from @pos, mapped into @mr;
+ * @pos moves past it.  Returns 0 or -errno.  Out of line: only lists with
+ * gaps, entries past an MR's budget or empty entries come here.
+ */
+static noinline int rdma_rwx_map_walked_span(struct ib_mr *mr,
+					     const struct rdma_rwx_caps *caps,
+					     struct rdma_rwx_pos *pos)
+{
+	struct rdma_rwx_mr_span span;
+	int mapped;
+
+	mapped = rdma_rwx_next_mr_span(caps, pos, &span);
+	if (!mapped)
+		mapped = rdma_rwx_map_span(mr, &span);
+	if (mapped < 0)
+		return mapped;
+	if ((u32)mapped < span.nents || mr->length != span.length)
+		return -EINVAL;
+	return 0;
 }
 
 /*
@@ -197,14 +305,14 @@ int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
 }
 
 /*
- * Register @span into one pool MR and fill in its WRs, [LOCAL_INV,]
- * REG_MR and READ/WRITE, still unlinked.  Returns the number of WRs.
+ * Register the next span of @pos into one pool MR, move @pos past it and
+ * fill in its WRs, [LOCAL_INV,] REG_MR and READ/WRITE, still unlinked.
+ * Returns the number of WRs.
  */
 static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
-				const struct rdma_rwx_mr_span *span,
-				u64 remote_addr, u32 rkey,
-				enum dma_data_direction dir)
+				struct rdma_rwx_pos *pos, u64 remote_addr,
+				u32 rkey, enum dma_data_direction dir)
 {
 	struct ib_mr *mr;
 	int mapped, count;
@@ -212,9 +320,10 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
 	if (!mr)
 		return -EAGAIN;
-	mapped = rdma_rwx_map_span(mr, span);
-	if (mapped < 0 || (u32)mapped < span->nents ||
-	    mr->length != span->length) {
+	mapped = rdma_rwx_map_entries(mr, caps, pos);
+	if (!mapped)
+		mapped = rdma_rwx_map_walked_span(mr, caps, pos);
+	if (mapped < 0) {
 		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
 		return mapped == -ENOMEM ? -ENOMEM : -EINVAL;
 	}
@@ -264,8 +373,8 @@ static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
 }
 
 /*
- * MR path: one fast-registered MR per READ/WRITE WR, one walk over the
- * spans of rdma_rwx_next_mr_span().  The op array is sized for a list of
+ * MR path: one fast-registered MR per READ/WRITE WR, split as
+ * rdma_rwx_next_mr_span() says.  The op array is sized for a list of
  * whole pages and grows for lists that need more MRs; the WRs are linked
  * once all ops are in place, since growing moves them.  Kept out of line:
  * its stack frame would otherwise weigh on every SGE-path context.
@@ -279,7 +388,6 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 {
 	u32 op, room = DIV_ROUND_UP(pos.nents,
 				    max(rdma_rwx_mr_budget(caps), 1U));
-	struct rdma_rwx_mr_span span;
 	int ret, count = 0;
 
 	ctx->reg = kcalloc(room, sizeof(*ctx->reg), GFP_KERNEL);
@@ -289,10 +397,8 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 	for (op = 0; pos.nents; op++) {
 		ret = op < room ? 0 : rdma_rwx_grow_reg(ctx, &room);
 		if (!ret)
-			ret = rdma_rwx_next_mr_span(caps, &pos, &span);
-		if (!ret)
 			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
-						   &span, remote_addr, rkey,
+						   &pos, remote_addr, rkey,
 						   dir);
 		if (ret == -EAGAIN)
 			ret = rdma_rwx_pool_short(qp, op);
@@ -302,12 +408,50 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 			return ret;
 		}
 		count += ret;
-		remote_addr += span.length;
+		remote_addr += ctx->reg[op].sge.length;
 	}
 	ctx->nr_ops = op;
 	ctx->type = RDMA_RWX_CTX_MR;
 	rdma_rwx_link_mr_wrs(ctx);
 	return count;
+}
+
+/*
+ * Every context but a single entry on the SGE path: skip the offset, take
+ * the layout, build the WRs (SGE path, or MR path with its fallback).
+ * Out of line, so that the single-entry case pays for none of its locals.
+ * Returns the number of WRs, or -errno with nothing taken from the pool
+ * (the caller unmaps).
+ */
+static noinline int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx,
+				      struct ib_qp *qp, u32 port_num,
+				      struct scatterlist *sg, u32 nents,
+				      u32 sg_offset, u64 remote_addr, u32 rkey,
+				      enum dma_data_direction dir)
+{
+	struct rdma_rwx_pos pos = { .sg = sg, .nents = nents,
+				    .offset = sg_offset };
+	struct rdma_rwx_layout layout;
+	struct rdma_rwx_caps caps;
+	int ret;
+
+	ret = rdma_rwx_skip(&pos);
+	if (ret)
+		return ret;
+	rdma_rwx_fill_caps(qp, port_num, &caps);
+	if (rdma_rwx_needs_mr(&caps, dir, pos.nents)) {
+		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, pos, remote_addr,
+					   rkey, dir);
+		if ((ret != -EAGAIN && ret != -ENOSPC) ||
+		    !rdma_rwx_sge_fallback(&caps, dir))
+			return ret;
+		rdma_rwx_count(RWX_CNT_SGE_FALLBACK);
+	}
+	ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
+	if (ret)
+		return ret;
+	return rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
+				     remote_addr, rkey, dir);
 }
 
 /**
@@ -349,57 +493,40 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      u32 sg_offset, u64 remote_addr, u32 rkey,
 		      enum dma_data_direction dir)
 {
-	struct rdma_rwx_layout layout;
-	struct rdma_rwx_caps caps;
-	struct rdma_rwx_pos pos;
 	struct ib_device *dev;
-	int ret;
+	int ret, nents;
 
 	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir)) {
 		rdma_rwx_count(RWX_CNT_ERR_EINVAL);
 		return -EINVAL;
 	}
-	ctx->type = RDMA_RWX_CTX_DEAD;
 	dev = qp->pd->device;
-	if (!rdma_is_port_valid(dev, port_num)) {
-		ret = -EINVAL;
-		goto out_count;
+	if (!rdma_rwx_port_valid(dev, port_num)) {
+		ctx->type = RDMA_RWX_CTX_DEAD;
+		rdma_rwx_count(RWX_CNT_ERR_EINVAL);
+		return -EINVAL;
+	}
+	nents = rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir);
+	if (!nents) {
+		ctx->type = RDMA_RWX_CTX_DEAD;
+		rdma_rwx_count(RWX_CNT_ERR_ENOMEM);
+		return -ENOMEM;
 	}
 
-	pos.nents = ib_dma_map_sg(dev, sg, sg_cnt, dir);
-	if (!pos.nents) {
-		ret = -ENOMEM;
-		goto out_count;
+	if (nents == 1 && sg_offset < sg_dma_len(sg) &&
+	    rdma_rwx_single_sge(qp, port_num, dir)) {
+		rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset, remote_addr,
+					rkey, dir);
+		rdma_rwx_count_init_single();
+		return 1;
 	}
-	pos.sg = sg;
-	pos.offset = sg_offset;
-	ret = rdma_rwx_skip(&pos);
-	if (ret)
-		goto out_unmap;
 
-	rdma_rwx_fill_caps(qp, port_num, &caps);
-	if (rdma_rwx_needs_mr(&caps, dir, pos.nents)) {
-		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, pos, remote_addr,
-					   rkey, dir);
-		if ((ret != -EAGAIN && ret != -ENOSPC) ||
-		    !rdma_rwx_sge_fallback(&caps, dir))
-			goto out;
-		rdma_rwx_count(RWX_CNT_SGE_FALLBACK);
+	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, sg_offset,
+				remote_addr, rkey, dir);
+	if (ret < 0) {
+		ctx->type = RDMA_RWX_CTX_DEAD;
+		ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 	}
-	ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
-	if (ret)
-		goto out_unmap;
-	ret = rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
-				    remote_addr, rkey, dir);
-out:
-	if (ret >= 0) {
-		rdma_rwx_count_init(ctx, ret);
-		return ret;
-	}
-out_unmap:
-	ctx->type = RDMA_RWX_CTX_DEAD;
-	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
-out_count:
 	rdma_rwx_count_init(ctx, ret);
 	return ret;
 }
@@ -454,6 +581,7 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		last = first;
 		break;
 	case RDMA_RWX_CTX_MULTI:
+	case RDMA_RWX_CTX_MULTI_CACHED:
 		first = &ctx->map.wrs[0].wr;
 		last = &ctx->map.wrs[ctx->nr_ops - 1].wr;
 		break;
@@ -558,6 +686,35 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
 
+/*
+ * Destroy a context that is not a single entry on the SGE path.  Out of
+ * line, so that destroying a single-entry one needs no stack frame.
+ */
+static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
+					  struct ib_qp *qp,
+					  struct scatterlist *sg, u32 sg_cnt,
+					  enum dma_data_direction dir)
+{
+	switch (ctx->type) {
+	case RDMA_RWX_CTX_MULTI:
+		kfree(ctx->map.wrs);	/* the SGEs share the allocation */
+		break;
+	case RDMA_RWX_CTX_MULTI_CACHED:
+		rdma_rwx_buf_put(ctx->map.wrs);
+		break;
+	case RDMA_RWX_CTX_MR:
+	case RDMA_RWX_CTX_MR_BUILT:
+		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
+		kfree(ctx->reg);
+		break;
+	default:
+		return;
+	}
+	ctx->type = RDMA_RWX_CTX_DEAD;
+	rdma_rwx_count_destroy();
+	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+}
+
 /**
  * rdma_rwx_ctx_destroy() - release what rdma_rwx_ctx_init() took
  * @ctx: context to release
@@ -577,23 +734,12 @@ void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 {
 	if (!ctx || !qp || !sg)
 		return;
-
-	switch (ctx->type) {
-	case RDMA_RWX_CTX_SINGLE:
-		break;
-	case RDMA_RWX_CTX_MULTI:
-		kfree(ctx->map.wrs);	/* the SGEs share the allocation */
-		break;
-	case RDMA_RWX_CTX_MR:
-	case RDMA_RWX_CTX_MR_BUILT:
-		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
-		kfree(ctx->reg);
-		break;
-	default:
+	if (ctx->type != RDMA_RWX_CTX_SINGLE) {
+		rdma_rwx_destroy_wrs(ctx, qp, sg, sg_cnt, dir);
 		return;
 	}
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
 	rdma_rwx_count_destroy();
+	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy, RDMA_RWX);

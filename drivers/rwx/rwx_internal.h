@@ -8,6 +8,7 @@
 #ifndef _RWX_INTERNAL_H
 #define _RWX_INTERNAL_H
 
+#include <linux/align.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/scatterlist.h>
@@ -21,12 +22,23 @@ extern bool rdma_rwx_force_mr;
 enum rdma_rwx_ctx_type {
 	RDMA_RWX_CTX_SINGLE = 0x51,	/* one WR, SGE inline in the ctx */
 	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one allocation */
+	RDMA_RWX_CTX_MULTI_CACHED,	/* ... in a buffer of the cache */
 	RDMA_RWX_CTX_MR,		/* one registered MR per WR */
 	RDMA_RWX_CTX_MR_BUILT,		/* its chain was handed out once */
 	RDMA_RWX_CTX_SIG,		/* one integrity MR (rwx_sig.c) */
 	RDMA_RWX_CTX_SIG_BUILT,		/* its chain was handed out once */
 	RDMA_RWX_CTX_DEAD = 0xde,	/* destroyed, or init failed */
 };
+
+/*
+ * The buffers of rwx_bufcache.c: the WRs and SGEs of a context of up to
+ * (RDMA_RWX_BUF_SIZE - 56) / 16 = 60 entries on one WR (240 KiB in pages).
+ */
+#define RDMA_RWX_BUF_SIZE	1024
+#define RDMA_RWX_BUF_CACHE_DEPTH	16	/* buffers per CPU */
+void *rdma_rwx_buf_get(void);
+void rdma_rwx_buf_put(void *buf);
+void rdma_rwx_buf_cache_drain(void);
 
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
@@ -51,12 +63,83 @@ static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
 				    struct ib_sge *sges, u32 nr_sge,
 				    u64 remote_addr, u32 rkey)
 {
-	memset(wr, 0, sizeof(*wr));
-	wr->wr.opcode = opcode;
+	/*
+	 * Every field of the WR, each stored once: a memset() first (or a
+	 * compound literal, which gcc builds the same way) costs a rep stos.
+	 */
+	wr->wr.next = NULL;
+	wr->wr.wr_id = 0;
 	wr->wr.sg_list = sges;
 	wr->wr.num_sge = nr_sge;
+	wr->wr.opcode = opcode;
+	wr->wr.send_flags = 0;
+	wr->wr.ex.invalidate_rkey = 0;
 	wr->remote_addr = remote_addr;
 	wr->rkey = rkey;
+}
+
+/*
+ * sg_next() inline: the per-entry loops take it once an entry, and the
+ * call to lib/scatterlist.c's costs about as much as the rest of the
+ * loop's body.
+ */
+static inline struct scatterlist *rdma_rwx_sg_next(struct scatterlist *sg)
+{
+	if (sg_is_last(sg))
+		return NULL;
+	sg++;
+	if (unlikely(sg_is_chain(sg)))
+		sg = sg_chain_ptr(sg);
+	return sg;
+}
+
+/* sg_next() of an entry the caller knows is not the last: no end check. */
+static inline struct scatterlist *rdma_rwx_sg_step(struct scatterlist *sg)
+{
+	sg++;
+	if (unlikely(sg_is_chain(sg)))
+		sg = sg_chain_ptr(sg);
+	return sg;
+}
+
+/*
+ * ib_dma_map_sg(), with the mapping of devices that do no DMA (rxe, siw,
+ * rdmavt) inline: it stores each entry's kernel address, as
+ * ib_dma_virt_map_sg() does, without that function's call and its
+ * out-of-line sg_next() per entry.  Such devices need no unmapping.
+ * @sg_cnt is at least 1 (the callers check).
+ */
+static inline int rdma_rwx_dma_map_sg(struct ib_device *dev,
+				      struct scatterlist *sg, u32 sg_cnt,
+				      enum dma_data_direction dir)
+{
+	u32 left = sg_cnt;
+
+	if (!ib_uses_virt_dma(dev))
+		return ib_dma_map_sg(dev, sg, sg_cnt, dir);
+	for (;;) {
+		sg_dma_address(sg) = (uintptr_t)sg_virt(sg);
+		sg_dma_len(sg) = sg->length;
+		if (!--left)
+			return sg_cnt;
+		sg = rdma_rwx_sg_step(sg);
+	}
+}
+
+/*
+ * rdma_is_port_valid() in one compare for a device that is not a switch:
+ * its ports are 1 to phys_port_cnt (a switch has port 0 only).
+ */
+static inline bool rdma_rwx_port_valid(struct ib_device *dev, u32 port_num)
+{
+	if (likely(!rdma_cap_ib_switch(dev)))
+		return port_num - 1 < dev->phys_port_cnt;
+	return port_num == 0;
+}
+
+static inline u32 rdma_rwx_max_read_sge(struct ib_qp *qp)
+{
+	return min_t(u32, qp->max_read_sge, qp->pd->device->attrs.max_sge_rd);
 }
 
 static inline void rdma_rwx_fill_caps(struct ib_qp *qp, u32 port_num,
@@ -71,13 +154,15 @@ static inline void rdma_rwx_fill_caps(struct ib_qp *qp, u32 port_num,
 	caps->force_mr = rdma_rwx_force_mr;
 	caps->read_inv = rdma_cap_read_inv(dev, port_num);
 	caps->max_write_sge = qp->max_write_sge;
-	caps->max_read_sge = min_t(u32, qp->max_read_sge,
-				   dev->attrs.max_sge_rd);
+	caps->max_read_sge = rdma_rwx_max_read_sge(qp);
 	caps->max_sgl_rd = dev->attrs.max_sgl_rd;
 	caps->mr_pages = min_t(u32, mr_pages, RDMA_RWX_MAX_MR_PAGES);
 }
 
-/* READs must land in registered memory on iWARP; MRs may also be faster. */
+/*
+ * READs must land in registered memory on iWARP; MRs may also be faster
+ * (max_sgl_rd), though never for a single entry.
+ */
 static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
 				     enum dma_data_direction dir, u32 nents)
 {
@@ -86,6 +171,35 @@ static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
 	if (dir != DMA_FROM_DEVICE)
 		return false;
 	return caps->iwarp || (caps->max_sgl_rd && nents > caps->max_sgl_rd);
+}
+
+/*
+ * Whether one DMA entry takes the SGE path, read straight from the QP:
+ * rdma_rwx_needs_mr() and rdma_rwx_layout_sge() for nents == 1, without
+ * filling in the caps (the cost of the common case is what a ULP pays per
+ * I/O).
+ */
+static inline bool rdma_rwx_single_sge(struct ib_qp *qp, u32 port_num,
+				       enum dma_data_direction dir)
+{
+	if (rdma_rwx_force_mr)
+		return false;
+	if (dir == DMA_TO_DEVICE)
+		return qp->max_write_sge;
+	return !rdma_protocol_iwarp(qp->pd->device, port_num) &&
+	       rdma_rwx_max_read_sge(qp);
+}
+
+/*
+ * Pages ib_sg_to_pages() sets for [@start, @start + @len) when it starts
+ * a new page there: every page the range touches, and one even for an
+ * empty range.
+ */
+static inline u64 rdma_rwx_run_pages(u64 start, u64 len)
+{
+	u64 first = ALIGN_DOWN(start, PAGE_SIZE);
+
+	return max_t(u64, 1, (start + len - first + PAGE_SIZE - 1) >> PAGE_SHIFT);
 }
 
 /* Whether a context that wanted MRs may do without when the pool is dry. */

@@ -18,18 +18,6 @@
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 
-/*
- * Pages ib_sg_to_pages() sets for [@start, @start + @len) when it starts
- * a new page there: every page the range touches, and one even for an
- * empty range.
- */
-static u64 rdma_rwx_run_pages(u64 start, u32 len)
-{
-	u64 first = ALIGN_DOWN(start, PAGE_SIZE);
-
-	return max_t(u64, 1, (start + len - first + PAGE_SIZE - 1) >> PAGE_SHIFT);
-}
-
 /**
  * rdma_rwx_next_mr_span() - the part of a DMA list the next MR registers
  * @caps: capabilities; @caps->mr_pages is the page budget of one MR
@@ -109,12 +97,12 @@ int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
 		last = sg;
 		if (span->nents == pos->nents || span->nents == budget)
 			break;
-		sg = sg_next(sg);
+		sg = rdma_rwx_sg_next(sg);
 		off = 0;
 	}
 	/* The span ends with the whole of @last. */
 	pos->nents -= span->nents;
-	pos->sg = pos->nents ? sg_next(last) : NULL;
+	pos->sg = pos->nents ? rdma_rwx_sg_next(last) : NULL;
 	pos->offset = 0;
 	return 0;
 }
@@ -197,7 +185,7 @@ int rdma_rwx_sg_skip(struct rdma_rwx_pos *pos)
 		off -= sg_dma_len(sg);
 		left--;
 		if (left)
-			sg = sg_next(sg);
+			sg = rdma_rwx_sg_next(sg);
 	}
 	if (!left)
 		return -EINVAL;

@@ -4,7 +4,8 @@
  *
  * Module parameters and entry points.  The engine itself is in
  * rwx_layout.c (WR layout), rwx_ctx.c (contexts), rwx_sig.c (signature
- * contexts), rwx_qp.c (sizing) and rwx_stats.c (counters).
+ * contexts), rwx_qp.c (sizing), rwx_stats.c (counters) and rwx_bufcache.c
+ * (the buffers of small contexts).
  */
 
 #include <linux/module.h>
@@ -26,6 +27,7 @@ static int __init rdma_rwx_init(void)
 static void __exit rdma_rwx_exit(void)
 {
 	rdma_rwx_stats_exit();
+	rdma_rwx_buf_cache_drain();
 }
 
 module_init(rdma_rwx_init);

@@ -131,7 +131,7 @@ int rdma_rwx_init_qp_attr(struct ib_device *device, u32 port_num,
 	unsigned int ctx_wrs;
 	u32 depth;
 
-	if (!device || !attr || !rdma_is_port_valid(device, port_num))
+	if (!device || !attr || !rdma_rwx_port_valid(device, port_num))
 		return -EINVAL;
 	if ((attr->create_flags & IB_QP_CREATE_INTEGRITY_EN) &&
 	    !(device->attrs.kernel_cap_flags & IBK_INTEGRITY_HANDOVER))

@@ -56,7 +56,7 @@ static int rdma_rwx_sig_check_args(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	    (prot_sg_cnt && !prot_sg) || !rdma_rwx_dir_valid(dir))
 		return -EINVAL;
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	if (!rdma_is_port_valid(qp->pd->device, port_num) ||
+	if (!rdma_rwx_port_valid(qp->pd->device, port_num) ||
 	    !rdma_rwx_sig_attrs_valid(sig_attrs))
 		return -EINVAL;
 	if (!qp->integrity_en)
@@ -180,13 +180,13 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		goto out_count;
 	dev = qp->pd->device;
 
-	nents = ib_dma_map_sg(dev, sg, sg_cnt, dir);
+	nents = rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir);
 	if (!nents) {
 		ret = -ENOMEM;
 		goto out_count;
 	}
 	if (prot_sg_cnt) {
-		prot_nents = ib_dma_map_sg(dev, prot_sg, prot_sg_cnt, dir);
+		prot_nents = rdma_rwx_dma_map_sg(dev, prot_sg, prot_sg_cnt, dir);
 		if (!prot_nents) {
 			ret = -ENOMEM;
 			goto out_unmap;

@@ -2,7 +2,8 @@
 /*
  * rdma_rwx counters in debugfs: <debugfs>/rdma_rwx/counters holds one
  * "name value" line per counter; writing anything to it zeroes the event
- * counts (contexts_live, a gauge, stays).
+ * counts (contexts_live, a gauge, stays).  Counts since the last reset are
+ * the per-CPU counts less their values at the reset.
  */
 
 #include <linux/debugfs.h>
@@ -52,12 +53,12 @@ void rdma_rwx_count_init(const struct rdma_rw_ctx *ctx, int ret)
 		rdma_rwx_count(rdma_rwx_err_counter(ret));
 		return;
 	}
-	this_cpu_inc(rdma_rwx_counters.live);
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_SINGLE:
 		rdma_rwx_count(RWX_CNT_INIT_SGE_SINGLE);
 		break;
 	case RDMA_RWX_CTX_MULTI:
+	case RDMA_RWX_CTX_MULTI_CACHED:
 		rdma_rwx_count(RWX_CNT_INIT_SGE_MULTI);
 		break;
 	case RDMA_RWX_CTX_MR:
@@ -73,8 +74,7 @@ void rdma_rwx_count_init(const struct rdma_rw_ctx *ctx, int ret)
 
 static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
 {
-	u64 sum[RWX_CNT_NR] = {};
-	s64 live = 0;
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {}, inits;
 	int cpu, i;
 
 	for_each_possible_cpu(cpu) {
@@ -82,12 +82,20 @@ static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
 			per_cpu_ptr(&rdma_rwx_counters, cpu);
 
 		for (i = 0; i < RWX_CNT_NR; i++)
+			base[i] += READ_ONCE(c->base[i]);
+		/* Bases before counts: no base passes the count it was taken of. */
+		smp_rmb();
+		for (i = 0; i < RWX_CNT_NR; i++)
 			sum[i] += READ_ONCE(c->events[i]);
-		live += READ_ONCE(c->live);
 	}
 	for (i = 0; i < RWX_CNT_NR; i++)
-		seq_printf(m, "%s %llu\n", rdma_rwx_counter_names[i], sum[i]);
-	seq_printf(m, "contexts_live %lld\n", live);
+		seq_printf(m, "%s %llu\n", rdma_rwx_counter_names[i],
+			   sum[i] - base[i]);
+	inits = sum[RWX_CNT_INIT_SGE_SINGLE] + sum[RWX_CNT_INIT_SGE_MULTI] +
+		sum[RWX_CNT_INIT_MR] + sum[RWX_CNT_INIT_SIG];
+	/* Signed: a context destroyed on another CPU may be read first. */
+	seq_printf(m, "contexts_live %lld\n",
+		   (s64)(inits - sum[RWX_CNT_DESTROY]));
 	return 0;
 }
 
@@ -106,7 +114,7 @@ static ssize_t rdma_rwx_counters_reset(struct file *file,
 		struct rdma_rwx_counters *c = per_cpu_ptr(&rdma_rwx_counters, cpu);
 
 		for (i = 0; i < RWX_CNT_NR; i++)
-			WRITE_ONCE(c->events[i], 0);
+			WRITE_ONCE(c->base[i], READ_ONCE(c->events[i]));
 	}
 	return len;
 }

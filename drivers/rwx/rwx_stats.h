@@ -26,9 +26,14 @@ enum rdma_rwx_counter {
 	RWX_CNT_NR
 };
 
+/*
+ * @events only ever grow: a reset records them in @base, and readers show
+ * the difference, so contexts_live (inits less destroys) needs no word of
+ * its own on the hot path.
+ */
 struct rdma_rwx_counters {
 	u64 events[RWX_CNT_NR];
-	s64 live;	/* contexts set up and not yet destroyed; never reset */
+	u64 base[RWX_CNT_NR];	/* @events at the last reset */
 };
 
 DECLARE_PER_CPU(struct rdma_rwx_counters, rdma_rwx_counters);
@@ -40,10 +45,15 @@ static inline void rdma_rwx_count(enum rdma_rwx_counter counter)
 
 void rdma_rwx_count_init(const struct rdma_rw_ctx *ctx, int ret);
 
+/* rdma_rwx_count_init() of a single-entry SGE context, inline. */
+static inline void rdma_rwx_count_init_single(void)
+{
+	rdma_rwx_count(RWX_CNT_INIT_SGE_SINGLE);
+}
+
 static inline void rdma_rwx_count_destroy(void)
 {
-	this_cpu_inc(rdma_rwx_counters.events[RWX_CNT_DESTROY]);
-	this_cpu_dec(rdma_rwx_counters.live);
+	rdma_rwx_count(RWX_CNT_DESTROY);
 }
 
 void rdma_rwx_stats_init(void);

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A per-CPU cache of the buffers that hold the WR and SGE arrays of small
+ * multi-entry contexts.  kmalloc() zeroes every object it hands out where
+ * init_on_alloc is on (Debian's default) and kfree() gives it back to the
+ * slab; a context writes its arrays in full before any use, so taking
+ * the buffer a destroyed context left costs neither.  Buffers are plain
+ * kmalloc() objects: when a CPU's cache is empty a context allocates one,
+ * when it is full the buffer is freed.
+ */
+
+#include <linux/local_lock.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include "rwx_internal.h"
+
+struct rdma_rwx_buf_cache {
+	local_lock_t lock;	/* contexts are destroyed in any context */
+	unsigned int nr;
+	void *bufs[RDMA_RWX_BUF_CACHE_DEPTH];
+};
+
+static DEFINE_PER_CPU(struct rdma_rwx_buf_cache, rdma_rwx_buf_cache) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+/* A buffer of RDMA_RWX_BUF_SIZE bytes, its contents undefined; or NULL. */
+void *rdma_rwx_buf_get(void)
+{
+	struct rdma_rwx_buf_cache *cache;
+	unsigned long flags;
+	void *buf = NULL;
+
+	local_lock_irqsave(&rdma_rwx_buf_cache.lock, flags);
+	cache = this_cpu_ptr(&rdma_rwx_buf_cache);
+	if (cache->nr)
+		buf = cache->bufs[--cache->nr];
+	local_unlock_irqrestore(&rdma_rwx_buf_cache.lock, flags);
+	return buf ?: kmalloc(RDMA_RWX_BUF_SIZE, GFP_KERNEL);
+}
+
+/* Give back a buffer of rdma_rwx_buf_get(). */
+void rdma_rwx_buf_put(void *buf)
+{
+	struct rdma_rwx_buf_cache *cache;
+	unsigned long flags;
+
+	local_lock_irqsave(&rdma_rwx_buf_cache.lock, flags);
+	cache = this_cpu_ptr(&rdma_rwx_buf_cache);
+	if (cache->nr < RDMA_RWX_BUF_CACHE_DEPTH) {
+		cache->bufs[cache->nr++] = buf;
+		buf = NULL;
+	}
+	local_unlock_irqrestore(&rdma_rwx_buf_cache.lock, flags);
+	kfree(buf);
+}
+
+/* Free every cached buffer: at module unload, when no context is left. */
+void rdma_rwx_buf_cache_drain(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct rdma_rwx_buf_cache *cache =
+			per_cpu_ptr(&rdma_rwx_buf_cache, cpu);
+
+		while (cache->nr)
+			kfree(cache->bufs[--cache->nr]);
+	}
+}
