@@ -36,11 +36,6 @@ struct rwx_engine_ctx {
 	struct page *allocs[RWX_MAX_ENTRIES];	/* behind the entries */
 	u8 orders[RWX_MAX_ENTRIES];
 	u32 nr_allocs;
-	/* Small contexts that keep this CPU's buffer cache empty. */
-	struct rdma_rw_ctx held[RDMA_RWX_BUF_CACHE_DEPTH];
-	u32 nr_held;
-	struct scatterlist held_sg[2];
-	u8 held_data[2][64];
 };
 
 static int rwx_engine_init(struct kunit *test)
@@ -620,58 +615,18 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 }
 
-/*
- * Empty this CPU's cache of small-context buffers (rwx_bufcache.c): hold
- * as many two-entry WRITE contexts as it has room for, so that the next
- * small context allocates its buffer.  The caller runs with migration
- * off.  Only SGE-path contexts use the cache: with force_mr nothing is
- * held.  Returns false when a context could not be set up.
- */
-static bool rwx_engine_hold_bufs(struct kunit *test)
+/* The buffer a small context took from the cache. */
+static void *rwx_engine_ctx_buf(const struct rdma_rw_ctx *rw, bool mr)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
-	struct rdma_rwx_caps caps;
-	int ret;
-
-	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
-	if (caps.force_mr)
-		return true;
-	sg_init_table(ctx->held_sg, 2);
-	sg_set_buf(&ctx->held_sg[0], ctx->held_data[0], 64);
-	sg_set_buf(&ctx->held_sg[1], ctx->held_data[1], 64);
-	while (ctx->nr_held < RDMA_RWX_BUF_CACHE_DEPTH) {
-		ret = rdma_rwx_ctx_init(&ctx->held[ctx->nr_held], rwx_qp(test),
-					rwx_port(test), ctx->held_sg, 2, 0,
-					ctx->remote_dma,
-					ctx->conn.pd->unsafe_global_rkey,
-					DMA_TO_DEVICE);
-		KUNIT_EXPECT_GT(test, ret, 0);
-		if (ret <= 0)
-			return false;
-		KUNIT_EXPECT_EQ(test, ctx->held[ctx->nr_held].type,
-				RDMA_RWX_CTX_MULTI_CACHED);
-		ctx->nr_held++;
-	}
-	return true;
-}
-
-/* Destroy the held contexts: their buffers go back to the cache. */
-static void rwx_engine_release_bufs(struct kunit *test)
-{
-	struct rwx_engine_ctx *ctx = test->priv;
-
-	while (ctx->nr_held)
-		rdma_rwx_ctx_destroy(&ctx->held[--ctx->nr_held], rwx_qp(test),
-				     rwx_port(test), ctx->held_sg, 2,
-				     DMA_TO_DEVICE);
+	return mr ? (void *)rw->reg : (void *)rw->map.wrs;
 }
 
 /*
- * A small context takes its buffer from this CPU's cache and gives it
- * back when destroyed, so the next one gets the same buffer; with the
- * cache empty it allocates one, and that allocation failing is -ENOMEM
- * with the context dead.  With migration off, so that one CPU's cache is
- * in play throughout.
+ * A small context takes its buffer (SGE path: its WRs and SGEs; MR path:
+ * its op array) from this CPU's cache and gives it back when destroyed,
+ * so the next one gets the same buffer; with the cache empty it
+ * allocates one, and that allocation failing is -ENOMEM with the context
+ * dead.  With migration off, so that one CPU's cache is in play.
  */
 static void rwx_engine_buf_cache(struct kunit *test)
 {
@@ -699,31 +654,28 @@ static void rwx_engine_buf_cache(struct kunit *test)
 	if (ret > 0) {
 		KUNIT_EXPECT_EQ(test, rw.type, caps.force_mr ?
 				RDMA_RWX_CTX_MR : RDMA_RWX_CTX_MULTI_CACHED);
-		buf = rw.map.wrs;
+		buf = rwx_engine_ctx_buf(&rw, caps.force_mr);
 		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2, DMA_TO_DEVICE);
 		ret = RWX_INIT_TWO();
 		KUNIT_EXPECT_GT(test, ret, 0);
 	}
 	if (ret > 0) {
-		if (!caps.force_mr)
-			KUNIT_EXPECT_PTR_EQ(test, (void *)rw.map.wrs, buf);
+		KUNIT_EXPECT_PTR_EQ(test, rwx_engine_ctx_buf(&rw, caps.force_mr), buf);
 		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2, DMA_TO_DEVICE);
 	}
 #ifdef CONFIG_FAULT_INJECTION
-	if (!caps.force_mr && rwx_engine_hold_bufs(test)) {
-		current->fail_nth = 1;
-		ret = RWX_INIT_TWO();
-		current->fail_nth = 0;
-		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
-		KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_DEAD);
-		/* Then it allocates one, which joins the cache at destroy. */
-		ret = RWX_INIT_TWO();
-		KUNIT_EXPECT_GT(test, ret, 0);
-		if (ret > 0)
-			rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2,
-					     DMA_TO_DEVICE);
-	}
-	rwx_engine_release_bufs(test);
+	rdma_rwx_buf_cache_empty_local();
+	current->fail_nth = 1;
+	ret = RWX_INIT_TWO();
+	current->fail_nth = 0;
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_DEAD);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+	/* Then it allocates one, which joins the cache at destroy. */
+	ret = RWX_INIT_TWO();
+	KUNIT_EXPECT_GT(test, ret, 0);
+	if (ret > 0)
+		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2, DMA_TO_DEVICE);
 #endif
 	migrate_enable();
 #undef RWX_INIT_TWO
@@ -739,7 +691,7 @@ static void rwx_engine_buf_cache(struct kunit *test)
  * built; the walk ends when the n-th call comes after the last one.  Each
  * -ENOMEM must leave no MR taken; kmemleak, scanned after the suite, finds
  * anything left allocated.  The shapes reach the SGE path's WR array
- * (this CPU's buffer cache held empty, so small contexts allocate too),
+ * (this CPU's buffer cache emptied first, so small contexts allocate too),
  * the MR path's op array and its growth (gaps: one MR per entry), and the
  * private copy of a span that ends inside an entry.
  */
@@ -765,14 +717,10 @@ static void rwx_engine_alloc_fail(struct kunit *test)
 			enum dma_data_direction dir = d ? DMA_FROM_DEVICE :
 							  DMA_TO_DEVICE;
 
-			/* Small SGE contexts allocate only with the cache empty. */
+			/* Small contexts allocate only with the cache empty. */
 			migrate_disable();
-			if (!rwx_engine_hold_bufs(test)) {
-				rwx_engine_release_bufs(test);
-				migrate_enable();
-				return;
-			}
 			for (n = 1, failed = 0; n <= 64; n++) {
+				rdma_rwx_buf_cache_empty_local();
 				current->fail_nth = n;
 				ret = rdma_rwx_ctx_init(&rw, qp, rwx_port(test),
 							ctx->sgl, ctx->nents,
@@ -800,7 +748,6 @@ static void rwx_engine_alloc_fail(struct kunit *test)
 				if (left)	/* nothing was failed: all done */
 					break;
 			}
-			rwx_engine_release_bufs(test);
 			migrate_enable();
 			KUNIT_EXPECT_NE_MSG(test, left, 0U,
 					    "shape %u dir %u: calls left after %u",
@@ -1051,3 +998,4 @@ MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(RDMA_RWX);
 MODULE_IMPORT_NS(RDMA_RWX_LOOPBACK);
 MODULE_IMPORT_NS(RWX_TESTDEV);
+MODULE_IMPORT_NS(RDMA_RWX_TESTING);

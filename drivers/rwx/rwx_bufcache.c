@@ -9,6 +9,7 @@
  * when it is full the buffer is freed.
  */
 
+#include <linux/export.h>
 #include <linux/local_lock.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -68,3 +69,28 @@ void rdma_rwx_buf_cache_drain(void)
 			kfree(cache->bufs[--cache->nr]);
 	}
 }
+
+/**
+ * rdma_rwx_buf_cache_empty_local() - free this CPU's cached buffers
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING): with migration off,
+ * the next small context on this CPU then allocates its buffer, so a test
+ * can fail that allocation.
+ */
+void rdma_rwx_buf_cache_empty_local(void)
+{
+	void *bufs[RDMA_RWX_BUF_CACHE_DEPTH];
+	struct rdma_rwx_buf_cache *cache;
+	unsigned long flags;
+	unsigned int nr;
+
+	local_lock_irqsave(&rdma_rwx_buf_cache.lock, flags);
+	cache = this_cpu_ptr(&rdma_rwx_buf_cache);
+	nr = cache->nr;
+	memcpy(bufs, cache->bufs, nr * sizeof(*bufs));
+	cache->nr = 0;
+	local_unlock_irqrestore(&rdma_rwx_buf_cache.lock, flags);
+	while (nr)
+		kfree(bufs[--nr]);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_buf_cache_empty_local, RDMA_RWX_TESTING);

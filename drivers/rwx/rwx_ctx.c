@@ -113,16 +113,37 @@ static void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 
 /*
+ * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
+ * first entry rather than its sg_offset: some drivers (siw) build their
+ * page lists from the entries alone and would place the data at the start
+ * of the first entry, sg_offset bytes early.  Out of line, so that lists
+ * mapped from an entry's start pay for no copy.
+ */
+static noinline int rdma_rwx_map_from_offset(struct ib_mr *mr,
+					     const struct rdma_rwx_pos *pos,
+					     u32 n)
+{
+	struct scatterlist head[2] = {};
+
+	sg_dma_address(head) = sg_dma_address(pos->sg) + pos->offset;
+	sg_dma_len(head) = sg_dma_len(pos->sg) - pos->offset;
+	if (n > 1)
+		sg_chain(head, 2, rdma_rwx_sg_next(pos->sg));
+	else
+		sg_mark_end(head);
+	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
+}
+
+/*
  * Give @mr exactly the bytes of @span.  Where the span starts inside its
  * first entry or ends inside its last, ib_map_mr_sg() is handed private
- * copies of those entries rather than its sg_offset: some drivers (siw)
- * build their page lists from the entries alone and would place the data
- * at the start of the first entry, sg_offset bytes early.
+ * copies of those entries rather than its sg_offset, as in
+ * rdma_rwx_map_from_offset().
  */
 static int rdma_rwx_map_span(struct ib_mr *mr,
 			     const struct rdma_rwx_mr_span *span)
 {
-	struct scatterlist *sg = span->start.sg, head[2], *copy;
+	struct scatterlist *sg = span->start.sg, head[1], *copy;
 	u32 offset = span->start.offset, i;
 	int ret;
 
@@ -134,13 +155,8 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 	}
 	if (!span->split_last && !offset)
 		return ib_map_mr_sg(mr, sg, span->nents, NULL, PAGE_SIZE);
-	if (!span->split_last) {
-		sg_init_table(head, 2);
-		sg_dma_address(head) = sg_dma_address(sg) + offset;
-		sg_dma_len(head) = sg_dma_len(sg) - offset;
-		sg_chain(head, 2, rdma_rwx_sg_next(sg));
-		return ib_map_mr_sg(mr, head, span->nents, NULL, PAGE_SIZE);
-	}
+	if (!span->split_last)
+		return rdma_rwx_map_from_offset(mr, &span->start, span->nents);
 
 	/* Ends inside its last entry: a private copy of the whole span. */
 	copy = kmalloc_array(span->nents, sizeof(*copy), GFP_KERNEL);
@@ -157,26 +173,6 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 	ret = ib_map_mr_sg(mr, copy, span->nents, NULL, PAGE_SIZE);
 	kfree(copy);
 	return ret;
-}
-
-/*
- * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
- * first entry rather than its sg_offset: see rdma_rwx_map_span().  Out of
- * line, so that lists mapped from an entry's start pay for no copy.
- */
-static noinline int rdma_rwx_map_from_offset(struct ib_mr *mr,
-					     const struct rdma_rwx_pos *pos,
-					     u32 n)
-{
-	struct scatterlist head[2] = {};
-
-	sg_dma_address(head) = sg_dma_address(pos->sg) + pos->offset;
-	sg_dma_len(head) = sg_dma_len(pos->sg) - pos->offset;
-	if (n > 1)
-		sg_chain(head, 2, rdma_rwx_sg_next(pos->sg));
-	else
-		sg_mark_end(head);
-	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
 }
 
 /*
@@ -284,21 +280,26 @@ int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
 {
 	int count = 2;
 
+	/* Every field: @reg may be in a reused buffer (rwx_bufcache.c). */
 	reg->mr = mr;
 	if (mr->need_inval) {
-		reg->inv_wr.opcode = IB_WR_LOCAL_INV;
+		rdma_rwx_init_send_wr(&reg->inv_wr, IB_WR_LOCAL_INV, NULL, 0);
 		reg->inv_wr.ex.invalidate_rkey = mr->lkey;
 		count++;
+	} else {
+		reg->inv_wr.opcode = IB_WR_RDMA_WRITE;	/* no LOCAL_INV */
 	}
 
-	reg->reg_wr.wr.opcode = reg_opcode;
+	rdma_rwx_init_send_wr(&reg->reg_wr.wr, reg_opcode, NULL, 0);
 	reg->reg_wr.mr = mr;
+	reg->reg_wr.key = mr->lkey;
 	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
 	if (caps->iwarp)	/* iWARP READ responses are remote writes */
 		reg->reg_wr.access |= IB_ACCESS_REMOTE_WRITE;
 
 	reg->sge.addr = mr->iova;
 	reg->sge.length = length;
+	reg->sge.lkey = mr->lkey;
 	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
 			 remote_addr, rkey);
 	return count;
@@ -373,11 +374,26 @@ static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
 }
 
 /*
+ * Free the op array of an MR context with @nr_ops ops.  Arrays of up to
+ * RDMA_RWX_BUF_REGS ops are cache buffers: rdma_rwx_init_mr_wrs() takes
+ * one whenever the list may fit, and an array that grows past it is
+ * reallocated by kmalloc.
+ */
+static void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
+{
+	if (nr_ops <= RDMA_RWX_BUF_REGS)
+		rdma_rwx_buf_put(reg);
+	else
+		kfree(reg);
+}
+
+/*
  * MR path: one fast-registered MR per READ/WRITE WR, split as
  * rdma_rwx_next_mr_span() says.  The op array is sized for a list of
- * whole pages and grows for lists that need more MRs; the WRs are linked
- * once all ops are in place, since growing moves them.  Kept out of line:
- * its stack frame would otherwise weigh on every SGE-path context.
+ * whole pages (a cache buffer when that fits one) and grows for lists
+ * that need more MRs; the WRs are linked once all ops are in place, since
+ * growing moves them.  Kept out of line: its stack frame would otherwise
+ * weigh on every SGE-path context.
  */
 static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 					 struct ib_qp *qp,
@@ -388,14 +404,24 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 {
 	u32 op, room = DIV_ROUND_UP(pos.nents,
 				    max(rdma_rwx_mr_budget(caps), 1U));
+	bool cached = room <= RDMA_RWX_BUF_REGS;
 	int ret, count = 0;
 
-	ctx->reg = kcalloc(room, sizeof(*ctx->reg), GFP_KERNEL);
+	if (cached) {
+		ctx->reg = rdma_rwx_buf_get();
+		room = RDMA_RWX_BUF_REGS;
+	} else {
+		ctx->reg = kcalloc(room, sizeof(*ctx->reg), GFP_KERNEL);
+	}
 	if (!ctx->reg)
 		return -ENOMEM;
 
 	for (op = 0; pos.nents; op++) {
-		ret = op < room ? 0 : rdma_rwx_grow_reg(ctx, &room);
+		ret = 0;
+		if (op == room) {
+			ret = rdma_rwx_grow_reg(ctx, &room);
+			cached = false;		/* reallocated, or freed below */
+		}
 		if (!ret)
 			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
 						   &pos, remote_addr, rkey,
@@ -404,7 +430,10 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 			ret = rdma_rwx_pool_short(qp, op);
 		if (ret < 0) {
 			rdma_rwx_put_mrs(ctx, qp, op);
-			kfree(ctx->reg);
+			if (cached)
+				rdma_rwx_buf_put(ctx->reg);
+			else
+				kfree(ctx->reg);
 			return ret;
 		}
 		count += ret;
@@ -686,6 +715,18 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
 
+/* The end of every destroy: the context dead, counted, @sg unmapped. */
+static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
+						struct ib_qp *qp,
+						struct scatterlist *sg,
+						u32 sg_cnt,
+						enum dma_data_direction dir)
+{
+	ctx->type = RDMA_RWX_CTX_DEAD;
+	rdma_rwx_count_destroy();
+	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+}
+
 /*
  * Destroy a context that is not a single entry on the SGE path.  Out of
  * line, so that destroying a single-entry one needs no stack frame.
@@ -705,14 +746,12 @@ static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
 	case RDMA_RWX_CTX_MR:
 	case RDMA_RWX_CTX_MR_BUILT:
 		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
-		kfree(ctx->reg);
+		rdma_rwx_free_regs(ctx->reg, ctx->nr_ops);
 		break;
 	default:
 		return;
 	}
-	ctx->type = RDMA_RWX_CTX_DEAD;
-	rdma_rwx_count_destroy();
-	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
 }
 
 /**
@@ -738,8 +777,6 @@ void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		rdma_rwx_destroy_wrs(ctx, qp, sg, sg_cnt, dir);
 		return;
 	}
-	ctx->type = RDMA_RWX_CTX_DEAD;
-	rdma_rwx_count_destroy();
-	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy, RDMA_RWX);

@@ -36,9 +36,16 @@ enum rdma_rwx_ctx_type {
  */
 #define RDMA_RWX_BUF_SIZE	1024
 #define RDMA_RWX_BUF_CACHE_DEPTH	16	/* buffers per CPU */
+/*
+ * MR contexts of up to this many ops keep their op array in a cache
+ * buffer; one with more ops never does (see rdma_rwx_init_mr_wrs()).
+ */
+#define RDMA_RWX_BUF_REGS \
+	(RDMA_RWX_BUF_SIZE / sizeof(struct rdma_rw_reg_ctx))
 void *rdma_rwx_buf_get(void);
 void rdma_rwx_buf_put(void *buf);
 void rdma_rwx_buf_cache_drain(void);
+void rdma_rwx_buf_cache_empty_local(void);
 
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
@@ -58,22 +65,30 @@ static inline enum ib_wr_opcode rdma_rwx_sge_opcode(enum dma_data_direction dir)
 	return dir == DMA_TO_DEVICE ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 }
 
+/*
+ * Every field of a WR, each stored once: the WR may sit in a reused buffer
+ * (rwx_bufcache.c), and a memset() first (or a compound literal, which
+ * gcc builds the same way) costs a rep stos.
+ */
+static inline void rdma_rwx_init_send_wr(struct ib_send_wr *wr,
+					 enum ib_wr_opcode opcode,
+					 struct ib_sge *sges, u32 nr_sge)
+{
+	wr->next = NULL;
+	wr->wr_id = 0;
+	wr->sg_list = sges;
+	wr->num_sge = nr_sge;
+	wr->opcode = opcode;
+	wr->send_flags = 0;
+	wr->ex.invalidate_rkey = 0;
+}
+
 static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
 				    enum ib_wr_opcode opcode,
 				    struct ib_sge *sges, u32 nr_sge,
 				    u64 remote_addr, u32 rkey)
 {
-	/*
-	 * Every field of the WR, each stored once: a memset() first (or a
-	 * compound literal, which gcc builds the same way) costs a rep stos.
-	 */
-	wr->wr.next = NULL;
-	wr->wr.wr_id = 0;
-	wr->wr.sg_list = sges;
-	wr->wr.num_sge = nr_sge;
-	wr->wr.opcode = opcode;
-	wr->wr.send_flags = 0;
-	wr->wr.ex.invalidate_rkey = 0;
+	rdma_rwx_init_send_wr(&wr->wr, opcode, sges, nr_sge);
 	wr->remote_addr = remote_addr;
 	wr->rkey = rkey;
 }
@@ -81,25 +96,20 @@ static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
 /*
  * sg_next() inline: the per-entry loops take it once an entry, and the
  * call to lib/scatterlist.c's costs about as much as the rest of the
- * loop's body.
+ * loop's body.  rdma_rwx_sg_step() is the same for an entry the caller
+ * knows is not the last: no end check.
  */
-static inline struct scatterlist *rdma_rwx_sg_next(struct scatterlist *sg)
-{
-	if (sg_is_last(sg))
-		return NULL;
-	sg++;
-	if (unlikely(sg_is_chain(sg)))
-		sg = sg_chain_ptr(sg);
-	return sg;
-}
-
-/* sg_next() of an entry the caller knows is not the last: no end check. */
 static inline struct scatterlist *rdma_rwx_sg_step(struct scatterlist *sg)
 {
 	sg++;
 	if (unlikely(sg_is_chain(sg)))
 		sg = sg_chain_ptr(sg);
 	return sg;
+}
+
+static inline struct scatterlist *rdma_rwx_sg_next(struct scatterlist *sg)
+{
+	return sg_is_last(sg) ? NULL : rdma_rwx_sg_step(sg);
 }
 
 /*
