@@ -4,10 +4,11 @@
 The tables of make bench, from the guests' console logs.
 
 --cost: rwx_bench's "rwx_bench: cost DIR N x 1 page +OFF rdma_rwx X ns W WRs
-ib_core Y ns W WRs ..." lines of a run under -icount, optionally a second
+ib_core Y ns W WRs ... floor Z ns" lines of a run under -icount, optionally a second
 one and one under the normal clock, for one path (sge or mr).  Prints per shape both engines'
 cost and the ratio rdma_rwx/ib_core under each clock (below 1: the engine
-is cheaper), whether the two icount runs agree, and the median and worst
+is cheaper), the floor (the DMA mapping, pool MRs and ib_map_mr_sg() calls
+both engines make) and each engine's own cost above it, whether the two icount runs agree, and the median and worst
 icount ratio.
 
 --data: the "bench: data PATH WORKLOAD SIDE ROUND IOPS MIB/S" lines of
@@ -24,21 +25,22 @@ import statistics
 import sys
 
 COST = re.compile(r'rwx_bench: cost (WRITE|READ)\s+(\d+) x 1 page \+(\d+)\s+'
-                  r'rdma_rwx\s+(\d+) ns\s+(\d+) WRs ib_core\s+(\d+) ns\s+(\d+) WRs')
+                  r'rdma_rwx\s+(\d+) ns\s+(\d+) WRs ib_core\s+(\d+) ns\s+(\d+) WRs'
+                  r'.* floor\s+(\d+) ns')
 DATA = re.compile(r'bench: data (\w+) (\S+) (engine|ib_core) (\d+) ([\d.]+) ([\d.]+)$')
 ENTRIES = (1, 2, 4, 16, 64, 256)
 OFFSETS = (0, 512)
 
 
 def read_cost(log):
-    """{(dir, entries, offset): (rwx_ns, rwx_wrs, core_ns, core_wrs)}"""
+    """{(dir, entries, offset): (rwx_ns, rwx_wrs, core_ns, core_wrs, floor_ns)}"""
     out = {}
     with open(log, errors='replace') as f:
         for line in f:
             m = COST.search(line)
             if m:
-                d, n, off, rn, rw, cn, cw = m.groups()
-                out[d, int(n), int(off)] = (int(rn), int(rw), int(cn), int(cw))
+                d, n, off, *figures = m.groups()
+                out[d, int(n), int(off)] = tuple(int(x) for x in figures)
     return out
 
 
@@ -56,18 +58,21 @@ def cost_table(path, icount1, icount2=None, clock=None):
     print('bench: cost of one RW context (init, WR chain, destroy), %s path' % path)
     clock_head = (' | %9s %9s %6s' % ('rdma_rwx', 'ib_core', 'ratio'),
                   ' | %9s %9s %6s' % ('ns', 'ns', 'clock')) if clock else ('', '')
-    print('bench: %-5s %7s %6s %5s | %10s %10s %6s%s' %
-          ('dir', 'entries', 'offset', 'WRs', 'rdma_rwx', 'ib_core', 'ratio', clock_head[0]))
-    print('bench: %-5s %7s %6s %5s | %10s %10s %6s%s' %
-          ('', '', '', '', 'insns', 'insns', 'icount', clock_head[1]))
+    print('bench: %-5s %7s %6s %5s | %10s %10s %6s | %8s %8s %8s%s' %
+          ('dir', 'entries', 'offset', 'WRs', 'rdma_rwx', 'ib_core', 'ratio',
+           'floor', 'rwx own', 'ib own', clock_head[0]))
+    print('bench: %-5s %7s %6s %5s | %10s %10s %6s | %8s %8s %8s%s' %
+          ('', '', '', '', 'insns', 'insns', 'icount', 'insns', 'insns',
+           'insns', clock_head[1]))
     ratios = []
     for s in shapes:
-        rn, rw, cn, cw = runs['icount1'][s]
+        rn, rw, cn, cw, fl = runs['icount1'][s]
         ratios.append(rn / cn)
         wrs = '%d' % rw if rw == cw else '%d/%d' % (rw, cw)
-        line = 'bench: %-5s %7d %6d %5s | %10d %10d %6.2f' % (s + (wrs, rn, cn, rn / cn))
+        line = 'bench: %-5s %7d %6d %5s | %10d %10d %6.2f | %8d %8d %8d' % (
+            s + (wrs, rn, cn, rn / cn, fl, rn - fl, cn - fl))
         if clock:
-            crn, _, ccn, _ = runs['clock'][s]
+            crn, _, ccn, _, _ = runs['clock'][s]
             line += ' | %9d %9d %6.2f' % (crn, ccn, crn / ccn)
         print(line)
     if icount2:
