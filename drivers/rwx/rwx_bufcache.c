@@ -53,7 +53,8 @@ void rdma_rwx_buf_put(void *buf)
 		buf = NULL;
 	}
 	local_unlock_irqrestore(&rdma_rwx_buf_cache.lock, flags);
-	kfree(buf);
+	if (unlikely(buf))	/* the cache was full */
+		kfree(buf);
 }
 
 /* Free every cached buffer: at module unload, when no context is left. */

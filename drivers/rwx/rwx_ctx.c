@@ -273,10 +273,11 @@ int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
  * still holds a valid key, the registration (@reg_opcode) and one RDMA
  * READ/WRITE of @length bytes through it.  Returns the number of WRs.
  */
-int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
-		      enum ib_wr_opcode reg_opcode,
-		      const struct rdma_rwx_caps *caps, u32 length,
-		      u64 remote_addr, u32 rkey, enum dma_data_direction dir)
+static __always_inline int
+__rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
+		    enum ib_wr_opcode reg_opcode,
+		    const struct rdma_rwx_caps *caps, u32 length,
+		    u64 remote_addr, u32 rkey, enum dma_data_direction dir)
 {
 	int count = 2;
 
@@ -305,6 +306,16 @@ int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
 	return count;
 }
 
+/* The same, out of line, for signature contexts (rwx_sig.c). */
+int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
+		      enum ib_wr_opcode reg_opcode,
+		      const struct rdma_rwx_caps *caps, u32 length,
+		      u64 remote_addr, u32 rkey, enum dma_data_direction dir)
+{
+	return __rdma_rwx_fill_reg(reg, mr, reg_opcode, caps, length,
+				   remote_addr, rkey, dir);
+}
+
 /*
  * Register the next span of @pos into one pool MR, move @pos past it and
  * fill in its WRs, [LOCAL_INV,] REG_MR and READ/WRITE, still unlinked.
@@ -328,8 +339,8 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
 		return mapped == -ENOMEM ? -ENOMEM : -EINVAL;
 	}
-	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps, mr->length,
-				  remote_addr, rkey, dir);
+	count = __rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps, mr->length,
+				    remote_addr, rkey, dir);
 	if (dir == DMA_FROM_DEVICE && caps->read_inv)
 		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
 	return count;
@@ -402,8 +413,9 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 					 u64 remote_addr, u32 rkey,
 					 enum dma_data_direction dir)
 {
-	u32 op, room = DIV_ROUND_UP(pos.nents,
-				    max(rdma_rwx_mr_budget(caps), 1U));
+	u32 op, budget = max(rdma_rwx_mr_budget(caps), 1U);
+	/* No division for the common list that fits one MR. */
+	u32 room = pos.nents <= budget ? 1 : DIV_ROUND_UP(pos.nents, budget);
 	bool cached = room <= RDMA_RWX_BUF_REGS;
 	int ret, count = 0;
 
