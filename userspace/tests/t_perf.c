@@ -26,6 +26,8 @@ static void perf_defaults_server(void)
 	CHECK_EQ(o.all, 0);
 	CHECK_EQ(o.tx_depth, 128);
 	CHECK_EQ(o.rx_depth, 512);
+	CHECK_EQ(o.cq_mod, 64);
+	CHECK_EQ(o.no_peak, 0);
 }
 
 static void perf_client_flags(void)
@@ -51,6 +53,26 @@ static void perf_client_flags(void)
 	CHECK_EQ(PARSE(&o, "-r", "8192"), 0);
 	CHECK_EQ(o.rx_depth, 8192);
 	CHECK_EQ(PARSE(&o, "--help"), 1);
+}
+
+/* The settings make bench matches with perftest's -Q and -N. */
+static void perf_cq_mod_no_peak(void)
+{
+	struct rwx_perf_opts o;
+
+	CHECK_EQ(PARSE(&o, "-Q", "16", "-N", "host"), 0);
+	CHECK_EQ(o.cq_mod, 16);
+	CHECK_EQ(o.no_peak, 1);
+	CHECK(o.host && strcmp(o.host, "host") == 0);
+	CHECK_EQ(PARSE(&o, "--cq-mod=1", "--no-peak"), 0);
+	CHECK_EQ(o.cq_mod, 1);
+	CHECK_EQ(o.no_peak, 1);
+	CHECK_EQ(PARSE(&o, "-t", "8", "-Q", "100"), 0);
+	CHECK_EQ(o.cq_mod, 8);	/* clamped to tx depth */
+	CHECK_EQ(o.no_peak, 0);
+	CHECK_EQ(PARSE(&o, "-Q", "0"), -1);
+	CHECK_EQ(PARSE(&o, "-Q", "8193"), -1);
+	CHECK_EQ(PARSE(&o, "--no-peak=1"), -1);
 }
 
 static void perf_bad_flags(void)
@@ -102,6 +124,7 @@ void suite_perf(void)
 {
 	RUN(perf_defaults_server);
 	RUN(perf_client_flags);
+	RUN(perf_cq_mod_no_peak);
 	RUN(perf_bad_flags);
 	RUN(perf_all_sizes);
 	RUN(perf_units);

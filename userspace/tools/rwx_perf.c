@@ -141,7 +141,8 @@ static int post_one(struct conn *c, const struct rwx_perf_opts *o,
 /*
  * Keep up to tx_depth WRs in flight; every cq_mod-th WR (and the last) is
  * signaled, and its completion retires all WRs up to it (a send queue
- * completes in order).  Peak bandwidth is the best such batch.
+ * completes in order).  Peak bandwidth is the best such batch; with
+ * --no-peak it is not computed (reported as 0, as perftest's -N does).
  */
 static int run_size(struct conn *c, const struct rwx_perf_opts *o,
 		    uint32_t size, const struct wire_buf *rb)
@@ -167,6 +168,8 @@ static int run_size(struct conn *c, const struct rwx_perf_opts *o,
 			return -1;
 		/* The newest completion retires every WR before it. */
 		done = wc[n - 1].wr_id + 1;
+		if (o->no_peak)
+			continue;
 		t = now_s();
 		bw = rwx_perf_mbs((done - last_done) * size, t - t_last);
 		if (bw > peak)

@@ -21,6 +21,7 @@ struct rwx_perf_opts {
 	uint32_t rx_depth;	/* receives the SEND server keeps posted */
 	uint32_t cq_mod;	/* signal one WR in cq_mod */
 	int all;
+	int no_peak;		/* no clock read per reaped batch */
 	enum rwx_perf_op op;
 };
 

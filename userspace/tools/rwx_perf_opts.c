@@ -3,7 +3,7 @@
  * rwx_perf's command line, perftest style: no address means server, an
  * address means client; -p/--port, -s/--size, -n/--iters, -a, -t/--tx-depth,
  * -r/--rx-depth,
- * -Q/--cq-mod and --op write|read|send.
+ * -Q/--cq-mod, -N/--no-peak and --op write|read|send.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +26,8 @@ void rwx_perf_usage(FILE *f, const char *prog)
 		"  -r, --rx-depth=<n>      receives a SEND server keeps posted\n"
 		"                          (default 512)\n"
 		"  -Q, --cq-mod=<n>        signal every n-th WR (default 64)\n"
+		"  -N, --no-peak           no peak bandwidth (no clock read per\n"
+		"                          completion batch), like perftest's -N\n"
 		"      --op=write|read|send  operation (default write)\n"
 		"  -h, --help              this text\n"
 		"\n"
@@ -97,6 +99,7 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 		{ "tx-depth", required_argument, NULL, 't' },
 		{ "rx-depth", required_argument, NULL, 'r' },
 		{ "cq-mod", required_argument, NULL, 'Q' },
+		{ "no-peak", no_argument, NULL, 'N' },
 		{ "op", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -108,7 +111,7 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 	err[0] = 0;
 	optind = 0;	/* GNU: full re-initialisation, so tests can re-parse */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:s:n:at:r:Q:h", lopts,
+	while ((c = getopt_long(argc, argv, "p:s:n:at:r:Q:Nh", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -138,6 +141,9 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 		case 'Q':
 			if (parse_u32(optarg, 1, 8192, &o->cq_mod))
 				FAIL("bad cq moderation '%s'", optarg);
+			break;
+		case 'N':
+			o->no_peak = 1;
 			break;
 		case 'O':
 			if (parse_op(optarg, &o->op))
