@@ -15,6 +15,11 @@
  * next QP (rxe allocates them cyclically, hardware similarly), so a stale
  * entry is a miss and is replaced.  rwxi_caps_forget() exists for callers
  * that know better (tests).
+ *
+ * Posting takes the lock twice and costs as many instructions as the rest
+ * of the library's checks together, so each thread also keeps the send
+ * limit of the QP it posted to last (rwxi_last_qp, same key), read
+ * without a lock: a thread posting to one QP never touches the table.
  */
 #include <pthread.h>
 #include <string.h>
@@ -36,6 +41,9 @@ struct cache_ent {
 
 static struct cache_ent cache[CACHE_SLOTS];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__thread struct rwxi_last_qp rwxi_last_qp
+	__attribute__((tls_model("initial-exec")));
 
 static struct cache_ent *slot_of(const void *obj)
 {
@@ -107,6 +115,25 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	return 0;
 }
 
+/* rwxi_qp_send_sge() when the QP is not this thread's last one. */
+int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
+{
+	struct rwxi_caps caps;
+	int ret = rwxi_qp_caps(qp, &caps);
+
+	if (ret)
+		return ret;
+	rwxi_last_qp = (struct rwxi_last_qp){
+		.qp = qp,
+		.ctx = qp->context,
+		.handle = qp->handle,
+		.num = qp->qp_num,
+		.max_send_sge = caps.max_send_sge,
+	};
+	*max_sge = caps.max_send_sge;
+	return 0;
+}
+
 int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
 {
 	struct ibv_srq_attr attr;
@@ -128,9 +155,14 @@ int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
 	return 0;
 }
 
-/* Tests: give a fake QP limits without a device to query. */
+/*
+ * Tests: give a fake QP limits without a device to query.  Seeding and
+ * forgetting also drop the calling thread's last QP, which may be this
+ * one with other limits (the tests reuse one fake QP).
+ */
 void rwxi_caps_seed(struct ibv_qp *qp, const struct rwxi_caps *caps)
 {
+	memset(&rwxi_last_qp, 0, sizeof(rwxi_last_qp));
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 }
 
@@ -145,6 +177,7 @@ void rwxi_caps_forget(struct ibv_qp *qp)
 {
 	struct cache_ent *e = slot_of(qp);
 
+	memset(&rwxi_last_qp, 0, sizeof(rwxi_last_qp));
 	pthread_mutex_lock(&cache_lock);
 	if (e->obj == qp)
 		memset(e, 0, sizeof(*e));

@@ -2,26 +2,20 @@
 /*
  * rdma_post_*: librdmacm's inline helpers as validating functions.  Each
  * builds the same single WR as the inline version; before posting it runs
- * the pure checks from check.c against the QP's cached SGE limits.
+ * the pure checks of rwx_internal.h against the QP's cached SGE limits.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "rwx_internal.h"
 
-/* Every post needs an id with a QP; librdmacm dereferences both blindly. */
-int rwxi_id_ok(const struct rdma_cm_id *id)
-{
-	return (id && id->qp) ? 0 : EINVAL;
-}
-
 /*
  * Fill one SGE for a single-buffer post.  A zero-length buffer yields no
  * SGE at all (returns 0 entries) so that neither lkey nor address matter.
  * Returns the number of SGEs (0 or 1) or -EINVAL.
  */
-int rwxi_fill_sge(struct ibv_sge *sge, void *addr, size_t length,
-		  const struct ibv_mr *mr, int flags, int inline_ok)
+static inline int fill_sge(struct ibv_sge *sge, void *addr, size_t length,
+			   const struct ibv_mr *mr, int flags, int inline_ok)
 {
 	int ret;
 
@@ -42,15 +36,15 @@ int rwxi_fill_sge(struct ibv_sge *sge, void *addr, size_t length,
 /* Check a send WR's SGE count against the QP, then post it. */
 int rwxi_post_send_wr(struct rdma_cm_id *id, struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr *bad = NULL;
-	struct rwxi_caps caps;
+	struct ibv_send_wr *bad;
+	uint32_t max_sge;
 	int ret;
 
 	ret = rwxi_id_ok(id);
 	if (!ret)
-		ret = rwxi_qp_caps(id->qp, &caps);
+		ret = rwxi_qp_send_sge(id->qp, &max_sge);
 	if (!ret)
-		ret = rwxi_check_send_wr(wr, caps.max_send_sge);
+		ret = rwxi_check_send_wr(wr, max_sge);
 	if (!ret)
 		ret = ibv_post_send(id->qp, wr, &bad);
 	return rdma_seterrno(ret);
@@ -61,6 +55,7 @@ static void set_send_wr(struct ibv_send_wr *wr, void *context,
 			struct ibv_sge *sgl, int nsge, int flags)
 {
 	wr->wr_id = (uintptr_t)context;
+	wr->next = NULL;
 	wr->sg_list = nsge ? sgl : NULL;
 	wr->num_sge = nsge;
 	wr->send_flags = (unsigned int)flags;
@@ -76,20 +71,43 @@ static void init_send_wr(struct ibv_send_wr *wr, void *context,
 }
 
 /*
- * Post @wr, whose opcode and opcode fields the caller set (the rest
- * zero), with one SGE from a single buffer.
+ * Post @wr, whose opcode, immediate and opcode fields the caller set,
+ * with one SGE from a single buffer: the same checks as
+ * rwxi_post_send_wr(), on the values the WR is built from.  Inlined into
+ * each rdma_post_*, where the opcode is a constant.
  */
-int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
-		     void *context, void *addr, size_t length,
-		     const struct ibv_mr *mr, int flags, int inline_ok)
+static inline __attribute__((always_inline)) int
+post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr, void *context,
+	    void *addr, size_t length, const struct ibv_mr *mr, int flags,
+	    int inline_ok)
 {
+	enum ibv_wr_opcode op = wr->opcode;
+	struct ibv_send_wr *bad;
 	struct ibv_sge sge;
-	int n = rwxi_fill_sge(&sge, addr, length, mr, flags, inline_ok);
+	uint32_t max_sge;
+	int n = fill_sge(&sge, addr, length, mr, flags, inline_ok), ret;
 
 	if (n < 0)
 		return rdma_seterrno(-n);
 	set_send_wr(wr, context, &sge, n, flags);
-	return rwxi_post_send_wr(id, wr);
+	ret = rwxi_id_ok(id);
+	if (!ret)
+		ret = rwxi_qp_send_sge(id->qp, &max_sge);
+	if (!ret)
+		ret = rwxi_check_send(op, n, n > 0, (unsigned int)flags, wr,
+				      max_sge);
+	if (!ret)
+		ret = ibv_post_send(id->qp, wr, &bad);
+	return rdma_seterrno(ret);
+}
+
+/* For the extensions (ext.c). */
+int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
+		     void *context, void *addr, size_t length,
+		     const struct ibv_mr *mr, int flags, int inline_ok)
+{
+	return post_single(id, wr, context, addr, length, mr, flags,
+			   inline_ok);
 }
 
 /* Receive limit of where this id's receives go: its SRQ, else its QP. */
@@ -176,58 +194,70 @@ int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
 	/* Receives always land in registered memory: no inline, MR needed. */
 	if (!mr)
 		return rdma_seterrno(EINVAL);
-	n = rwxi_fill_sge(&sge, addr, length, mr, 0, 0);
+	n = fill_sge(&sge, addr, length, mr, 0, 0);
 	if (n < 0)
 		return rdma_seterrno(-n);
 	return rdma_post_recvv(id, context, &sge, n);
 }
 
+/*
+ * The single-buffer posts do not zero their WR whole (128 bytes, the
+ * biggest part of a post's own cost): post_single() sets the fields every
+ * WR has, each caller the opcode, the immediate and its opcode's own
+ * fields.  What stays unset, providers read only for other opcodes or QP
+ * types (XRC's remote SRQ number, which these functions never took).
+ */
 int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
 		   size_t length, struct ibv_mr *mr, int flags)
 {
-	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND };
+	struct ibv_send_wr wr;
 
-	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
+	wr.opcode = IBV_WR_SEND;
+	wr.imm_data = 0;
+	return post_single(id, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
 		   size_t length, struct ibv_mr *mr, int flags,
 		   uint64_t remote_addr, uint32_t rkey)
 {
-	struct ibv_send_wr wr = {
-		.opcode = IBV_WR_RDMA_READ,
-		.wr.rdma = { .remote_addr = remote_addr, .rkey = rkey },
-	};
+	struct ibv_send_wr wr;
 
 	/* A READ writes local memory: it always needs the sink's MR. */
 	if (!mr)
 		return rdma_seterrno(EINVAL);
-	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 0);
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.imm_data = 0;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return post_single(id, &wr, context, addr, length, mr, flags, 0);
 }
 
 int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
 		    size_t length, struct ibv_mr *mr, int flags,
 		    uint64_t remote_addr, uint32_t rkey)
 {
-	struct ibv_send_wr wr = {
-		.opcode = IBV_WR_RDMA_WRITE,
-		.wr.rdma = { .remote_addr = remote_addr, .rkey = rkey },
-	};
+	struct ibv_send_wr wr;
 
-	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.imm_data = 0;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return post_single(id, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr,
 		      size_t length, struct ibv_mr *mr, int flags,
 		      struct ibv_ah *ah, uint32_t remote_qpn)
 {
-	struct ibv_send_wr wr = {
-		.opcode = IBV_WR_SEND,
-		.wr.ud = { .ah = ah, .remote_qpn = remote_qpn,
-			   .remote_qkey = RDMA_UDP_QKEY },
-	};
+	struct ibv_send_wr wr;
 
 	if (!ah)
 		return rdma_seterrno(EINVAL);
-	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
+	wr.opcode = IBV_WR_SEND;
+	wr.imm_data = 0;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = remote_qpn;
+	wr.wr.ud.remote_qkey = RDMA_UDP_QKEY;
+	return post_single(id, &wr, context, addr, length, mr, flags, 1);
 }

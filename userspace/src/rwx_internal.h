@@ -11,6 +11,9 @@
 #ifndef RWX_INTERNAL_H
 #define RWX_INTERNAL_H
 
+#include <errno.h>
+#include <stdint.h>
+
 #include <rdma/rwx_verbs.h>
 
 /* What the checks need to know about a QP (or the SRQ it receives from). */
@@ -20,33 +23,193 @@ struct rwxi_caps {
 	uint32_t max_sge_rd;	/* device's READ SGE limit, 0 if unknown */
 };
 
-/* --- pure validation (check.c) --- */
-int rwxi_check_len(size_t len);
-int rwxi_check_nsge(int nsge, int sgl_present, uint32_t max_sge);
-int rwxi_check_range(uintptr_t addr, size_t len, uintptr_t mr_addr,
-		     size_t mr_len);
-int rwxi_check_buf(uintptr_t addr, size_t len, int have_mr,
-		   uintptr_t mr_addr, size_t mr_len, int inline_ok);
-int rwxi_check_atomic(uint64_t addr, size_t len, uint64_t remote_addr);
-int rwxi_check_send_wr(const struct ibv_send_wr *wr, uint32_t max_sge);
+/*
+ * --- pure validation ---
+ * The posting path's rules are static inline, so that each rdma_post_*
+ * compiles them into one function and drops what its own constant
+ * opcode makes moot; the rest are in check.c.
+ */
+
+/* librdmacm stores size_t lengths in a 32-bit SGE field, truncating. */
+static inline int rwxi_check_len(size_t len)
+{
+	return (uint64_t)len > UINT32_MAX ? EINVAL : 0;
+}
+
+static inline int rwxi_check_nsge(int nsge, int sgl_present,
+				  uint32_t max_sge)
+{
+	if (nsge < 0)
+		return EINVAL;
+	if (nsge > 0 && !sgl_present)
+		return EINVAL;
+	if ((uint32_t)nsge > max_sge)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * [addr, addr + len) inside [mr_addr, mr_addr + mr_len)?  Written with
+ * subtractions only, so no sum can wrap around the address space.
+ */
+static inline int rwxi_check_range(uintptr_t addr, size_t len,
+				   uintptr_t mr_addr, size_t mr_len)
+{
+	if (addr < mr_addr)
+		return EINVAL;
+	if (len > mr_len)
+		return EINVAL;
+	if (addr - mr_addr > mr_len - len)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * A local buffer for a single-buffer post.  Without an MR the data must
+ * be inline (when the operation allows it), or there must be no data at
+ * all: a zero-length message touches no memory and needs no lkey.
+ */
+static inline int rwxi_check_buf(uintptr_t addr, size_t len, int have_mr,
+				 uintptr_t mr_addr, size_t mr_len,
+				 int inline_ok)
+{
+	int ret = rwxi_check_len(len);
+
+	if (ret)
+		return ret;
+	if (!have_mr)
+		return (len == 0 || inline_ok) ? 0 : EINVAL;
+	return rwxi_check_range(addr, len, mr_addr, mr_len);
+}
+
+/* Atomics work on one naturally aligned 8-byte word at both ends. */
+static inline int rwxi_check_atomic(uint64_t addr, size_t len,
+				    uint64_t remote_addr)
+{
+	if (len != 8)
+		return EINVAL;
+	if (addr % 8 || remote_addr % 8)
+		return EINVAL;
+	return 0;
+}
+
+static inline int rwxi_opcode_known(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int rwxi_opcode_is_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * One send WR: the checks that can be made without knowing which MR an
+ * lkey belongs to, on the values of its fields (@wr itself is read only
+ * for an atomic's SGE and remote address).  Where the opcode is a
+ * constant, the compiler keeps only the checks that can fail for it.
+ */
+static inline int rwxi_check_send(enum ibv_wr_opcode op, int nsge,
+				  int sgl_present, unsigned int send_flags,
+				  const struct ibv_send_wr *wr,
+				  uint32_t max_sge)
+{
+	int ret;
+
+	if (!rwxi_opcode_known(op))
+		return EINVAL;
+	ret = rwxi_check_nsge(nsge, sgl_present, max_sge);
+	if (ret)
+		return ret;
+	if (rwxi_opcode_is_atomic(op)) {
+		if (nsge != 1 || (send_flags & IBV_SEND_INLINE))
+			return EINVAL;
+		return rwxi_check_atomic(wr->sg_list[0].addr,
+					 wr->sg_list[0].length,
+					 wr->wr.atomic.remote_addr);
+	}
+	/* Inline data is only gathered for operations that send data. */
+	if (op == IBV_WR_RDMA_READ && (send_flags & IBV_SEND_INLINE))
+		return EINVAL;
+	return 0;
+}
+
+/* A caller-built send WR. */
+static inline int rwxi_check_send_wr(const struct ibv_send_wr *wr,
+				     uint32_t max_sge)
+{
+	if (!wr)
+		return EINVAL;
+	return rwxi_check_send(wr->opcode, wr->num_sge, wr->sg_list != NULL,
+			       wr->send_flags, wr, max_sge);
+}
+
 int rwxi_check_timeout(int timeout_ms);
 int rwxi_check_rw_qp(enum ibv_qp_type type, enum rwx_rw_dir dir);
 uint32_t rwxi_rw_max_sge(const struct rwxi_caps *caps, enum rwx_rw_dir dir);
 
 /* --- QP/SRQ capability lookup (caps.c) --- */
 int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps);
+
+/*
+ * The send-SGE limit of the QP this thread posted to last, keyed like the
+ * shared cache (caps.c): a post finds it without the cache's lock.
+ */
+struct rwxi_last_qp {
+	const struct ibv_qp *qp;
+	const struct ibv_context *ctx;
+	uint32_t handle;
+	uint32_t num;
+	uint32_t max_send_sge;
+};
+
+extern __thread struct rwxi_last_qp rwxi_last_qp
+	__attribute__((tls_model("initial-exec")));
+int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
+	__attribute__((cold));
+
+static inline int rwxi_qp_send_sge(struct ibv_qp *qp, uint32_t *max_sge)
+{
+	const struct rwxi_last_qp *last = &rwxi_last_qp;
+
+	if (__builtin_expect(last->qp == qp && last->ctx == qp->context &&
+			     last->handle == qp->handle &&
+			     last->num == qp->qp_num, 1)) {
+		*max_sge = last->max_send_sge;
+		return 0;
+	}
+	return rwxi_qp_send_sge_slow(qp, max_sge);
+}
+
 int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge);
 void rwxi_caps_seed(struct ibv_qp *qp, const struct rwxi_caps *caps);
 void rwxi_caps_forget(struct ibv_qp *qp);
 void rwxi_caps_seed_srq(struct ibv_srq *srq, uint32_t max_sge);
 
 /* --- posting plumbing (post.c) --- */
-int rwxi_id_ok(const struct rdma_cm_id *id);
+
+/* Every post needs an id with a QP; librdmacm dereferences both blindly. */
+static inline int rwxi_id_ok(const struct rdma_cm_id *id)
+{
+	return (id && id->qp) ? 0 : EINVAL;
+}
+
 int rwxi_post_send_wr(struct rdma_cm_id *id, struct ibv_send_wr *wr);
 int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 		     void *context, void *addr, size_t length,
 		     const struct ibv_mr *mr, int flags, int inline_ok);
-int rwxi_fill_sge(struct ibv_sge *sge, void *addr, size_t length,
-		  const struct ibv_mr *mr, int flags, int inline_ok);
 
 #endif

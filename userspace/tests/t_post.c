@@ -240,6 +240,90 @@ static void post_provider_error_sets_errno(void)
 	CHECK_EQ(F.post_calls, 1);
 }
 
+/* A single-buffer post's one SGE counts against the QP's limit too. */
+static void post_single_sge_limit(void)
+{
+	struct ibv_ah *ah = (struct ibv_ah *)buf;	/* never dereferenced */
+	struct ibv_mr mr;
+
+	fake_setup(0, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_ud_send(&F.id, NULL, buf, 8, &mr, 0, ah, 1),
+		  EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+	/* no data, no SGE */
+	CHECK_EQ(rdma_post_send(&F.id, NULL, NULL, 0, NULL, 0), 0);
+	CHECK_EQ(F.posted[0].wr.num_sge, 0);
+}
+
+/* A READ gathers nothing to send: inline is refused even with an MR. */
+static void post_read_refuses_inline(void)
+{
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf, 8, &mr, IBV_SEND_INLINE,
+				 0, 1), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+/*
+ * Each thread keeps the send limit of the QP it posted to last: posts
+ * alternating between two QPs must each meet their own QP's limit.  The
+ * two QPs are 16-byte steps apart in one page, so that they never share
+ * a slot of the cache behind it (the fake device cannot be queried).
+ */
+static struct ibv_qp two_qps[2] __attribute__((aligned(4096)));
+
+static void post_alternating_qps(void)
+{
+	struct rwxi_caps one = { 1, 4, 4 }, none = { 0, 4, 4 };
+	struct rdma_cm_id id_a, id_b;
+	struct ibv_mr mr;
+	int i;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	two_qps[0] = two_qps[1] = F.qp;
+	two_qps[1].qp_num = F.qp.qp_num + 1000;
+	id_a = id_b = F.id;
+	id_a.qp = &two_qps[0];
+	id_b.qp = &two_qps[1];
+	rwxi_caps_seed(&two_qps[0], &one);
+	rwxi_caps_seed(&two_qps[1], &none);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(rdma_post_send(&id_a, NULL, buf, 8, &mr, 0), 0);
+		CHECK_ERR(rdma_post_write(&id_b, NULL, buf, 8, &mr, 0, 0, 1),
+			  EINVAL);
+	}
+	CHECK_EQ(F.post_calls, 3);
+	rwxi_caps_forget(&two_qps[0]);
+	rwxi_caps_forget(&two_qps[1]);
+}
+
+/* New limits seeded for the QP posted to last take effect at once. */
+static void post_seed_replaces_last_qp(void)
+{
+	struct rwxi_caps two = { 2, 4, 4 };
+	struct ibv_sge sgl[3];
+	int i;
+
+	fake_setup(4, 4, 4);
+	for (i = 0; i < 3; i++) {
+		sgl[i].addr = (uintptr_t)buf + 8 * (unsigned)i;
+		sgl[i].length = 8;
+		sgl[i].lkey = 1;
+	}
+	CHECK_EQ(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), 0);
+	rwxi_caps_seed(&F.qp, &two);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);
+	CHECK_EQ(F.post_calls, 1);
+}
+
 static void reg_and_dereg_reject_null(void)
 {
 	struct rdma_cm_id id;
@@ -272,5 +356,9 @@ void suite_post(void)
 	RUN(post_zero_length_needs_no_mr);
 	RUN(post_recv_goes_to_srq);
 	RUN(post_provider_error_sets_errno);
+	RUN(post_single_sge_limit);
+	RUN(post_read_refuses_inline);
+	RUN(post_alternating_qps);
+	RUN(post_seed_replaces_last_qp);
 	RUN(reg_and_dereg_reject_null);
 }
