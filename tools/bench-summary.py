@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """bench-summary.py [--cost PATH ICOUNT1 [ICOUNT2 [CLOCK]]]... [--data LOG]...
+                 [--userspace LOG]
 
 The tables of make bench, from the guests' console logs.
 
@@ -16,8 +17,18 @@ the NVMe-oF data path; prints per path and workload the median IOPS and
 MiB/s of the engine-built target and of the distro's, and their ratio
 (above 1: the engine moved more).
 
-Exits 1 when a log lacks a shape, a workload or a side: a run that did
-not produce its figures is a failed run."""
+--userspace: the guest log of the userspace part.  "bench: userspace perf
+OP SIZE TOOL ROUND ITERS LOOP_US CLIENT_US" lines: per operation and size,
+each round's cost of ITERS iterations is LOOP_US at 2 x ITERS less LOOP_US
+at ITERS; prints the median messages/s and MiB/s of rwx_perf and perftest
+and their ratio (above 1: rwx_perf moved more).  "bench: userspace post
+insns OP SIDE INSNS CALLS" and "... post time OP ROUND LIB_NS INLINE_NS":
+per operation one library call's user-space instructions (callgrind) and
+time (median of the rounds) beside the inline helper's, ratio
+library/inline (the target: at most 1.05).
+
+Exits 1 when a log lacks a shape, a workload, a side, a round or a call:
+a run that did not produce its figures is a failed run."""
 import argparse
 import collections
 import re
@@ -28,6 +39,12 @@ COST = re.compile(r'rwx_bench: cost (WRITE|READ)\s+(\d+) x 1 page \+(\d+)\s+'
                   r'rdma_rwx\s+(\d+) ns\s+(\d+) WRs ib_core\s+(\d+) ns\s+(\d+) WRs'
                   r'.* floor\s+(\d+) ns')
 DATA = re.compile(r'bench: data (\w+) (\S+) (engine|ib_core) (\d+) ([\d.]+) ([\d.]+)$')
+PERF = re.compile(r'bench: userspace perf (\w+) (\d+) (rwx_perf|perftest) (\d+) (\d+) '
+                  r'(\d+|FAILED) (\d+|FAILED)$')
+POST_INSNS = re.compile(r'bench: userspace post insns (\w+) (lib|inline) (\d+|none) (\d+|none)$')
+POST_TIME = re.compile(r'bench: userspace post time (\w+) (\d+) ([\d.]+) ([\d.]+)$')
+PERF_TOOLS = ('rwx_perf', 'perftest')
+POST_OPS = ('write', 'send')
 ENTRIES = (1, 2, 4, 16, 64, 256)
 OFFSETS = (0, 512)
 
@@ -131,11 +148,124 @@ def data_table(logs):
     return status
 
 
+def perf_table(lines):
+    """rwx_perf against perftest; returns (status, ratios)."""
+    loops = collections.defaultdict(dict)   # (op, size, tool, round) -> {iters: us}
+    order = []
+    for line in lines:
+        m = PERF.search(line)
+        if not m:
+            continue
+        op, size, tool, rnd, iters, loop_us, _ = m.groups()
+        if (op, int(size)) not in order:
+            order.append((op, int(size)))
+        loops[op, int(size), tool, int(rnd)][int(iters)] = loop_us
+    if not order:
+        print('bench: no rwx_perf/perftest results')
+        return 1, []
+    rounds = max(k[3] for k in loops)
+    status, ratios, rows = 0, [], []
+    for op, size in order:
+        rate = {}
+        for tool in PERF_TOOLS:
+            rate[tool] = []
+            for rnd in range(1, rounds + 1):
+                runs = loops.get((op, size, tool, rnd), {})
+                iters = sorted(runs)
+                if (len(iters) != 2 or iters[1] != 2 * iters[0] or
+                        'FAILED' in runs.values()):
+                    print('bench: userspace %s %d B %s round %d: no figures' %
+                          (op, size, tool, rnd))
+                    status = 1
+                    continue
+                cost_us = int(runs[iters[1]]) - int(runs[iters[0]])
+                if cost_us <= 0:
+                    print('bench: userspace %s %d B %s round %d: %d iterations '
+                          'took no longer than %d' % (op, size, tool, rnd,
+                                                      iters[1], iters[0]))
+                    status = 1
+                    continue
+                rate[tool].append(iters[0] / (cost_us / 1e6))
+        if not rate['rwx_perf'] or not rate['perftest']:
+            continue
+        r = statistics.median(rate['rwx_perf'])
+        p = statistics.median(rate['perftest'])
+        ratios.append(r / p)
+        rows.append('bench: %-5s %8d %10.0f %10.0f %6.2f %10.2f %10.2f' %
+                    (op, size, r, p, r / p, r * size / 2**20, p * size / 2**20))
+    print('bench: rwx_perf against perftest, same settings, both through rdma_cm; '
+          'the cost of N iterations = loop time at 2N - at N; medians of %d rounds'
+          % rounds)
+    print('bench: %-5s %8s %10s %10s %6s %10s %10s' %
+          ('op', 'size', 'rwx_perf', 'perftest', 'ratio', 'rwx_perf', 'perftest'))
+    print('bench: %-5s %8s %10s %10s %6s %10s %10s' %
+          ('', 'bytes', 'msg/s', 'msg/s', '', 'MiB/s', 'MiB/s'))
+    for row in rows:
+        print(row)
+    return status, ratios
+
+
+def post_table(lines):
+    """One post call, library against the inline helper; returns
+    (status, {op: instruction ratio})."""
+    insns, times = {}, collections.defaultdict(list)
+    for line in lines:
+        m = POST_INSNS.search(line)
+        if m:
+            op, side, total, calls = m.groups()
+            if total != 'none' and calls not in ('none', '0'):
+                insns[op, side] = int(total) / int(calls)
+        m = POST_TIME.search(line)
+        if m:
+            op, _, lib, inline = m.groups()
+            times[op].append((float(lib), float(inline)))
+    status, ratios = 0, {}
+    print('bench: one rdma_post_* call on one QP: librdmarwx against librdmacm\'s '
+          'inline helper; user-space instructions (callgrind) and time per call '
+          '(median of %d rounds)' % min([len(v) for v in times.values()] or [0]))
+    print('bench: %-5s %9s %9s %6s | %9s %9s %6s' %
+          ('op', 'library', 'inline', 'ratio', 'library', 'inline', 'ratio'))
+    print('bench: %-5s %9s %9s %6s | %9s %9s %6s' %
+          ('', 'insns', 'insns', '', 'ns', 'ns', ''))
+    for op in POST_OPS:
+        if (op, 'lib') not in insns or (op, 'inline') not in insns or not times[op]:
+            print('bench: %-5s incomplete' % op)
+            status = 1
+            continue
+        lib, inl = insns[op, 'lib'], insns[op, 'inline']
+        tl = statistics.median(t[0] for t in times[op])
+        ti = statistics.median(t[1] for t in times[op])
+        ratios[op] = lib / inl
+        print('bench: %-5s %9.1f %9.1f %6.2f | %9.0f %9.0f %6.2f' %
+              (op, lib, inl, lib / inl, tl, ti, tl / ti if ti else 0))
+    return status, ratios
+
+
+def userspace_tables(log):
+    with open(log, errors='replace') as f:
+        lines = [line.rstrip() for line in f]
+    status = 0
+    if any('bench: userspace failed' in line for line in lines):
+        print('bench: the userspace guest failed (see %s)' % log)
+        status = 1
+    perf_status, perf_ratios = perf_table(lines)
+    print()
+    post_status, post_ratios = post_table(lines)
+    status |= perf_status | post_status
+    if perf_ratios and len(post_ratios) == len(POST_OPS):
+        print('bench: userspace: rwx_perf/perftest ratio lowest %.2f, highest %.2f; '
+              'library/inline instructions %s' %
+              (min(perf_ratios), max(perf_ratios),
+               ', '.join('%s %.2f' % (op, post_ratios[op]) for op in POST_OPS)))
+    return status
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cost', nargs='+', action='append', default=[],
                     metavar='PATH ICOUNT1 [ICOUNT2 [CLOCK]]')
     ap.add_argument('--data', action='append', default=[], metavar='LOG')
+    ap.add_argument('--userspace', metavar='LOG')
     args = ap.parse_args()
     status = 0
     for cost in args.cost:
@@ -145,6 +275,9 @@ def main():
         print()
     if args.data:
         status |= data_table(args.data)
+        print()
+    if args.userspace:
+        status |= userspace_tables(args.userspace)
     return status
 
 

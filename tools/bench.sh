@@ -9,14 +9,24 @@
 #    and once under the normal clock, for reference;
 #  - data: the NVMe-oF data path, fio through the engine-built nvmet-rdma
 #    and through the distro's, alternating round by round; medians and
-#    the ratio engine/ib_core (above 1: the engine moved more).
+#    the ratio engine/ib_core (above 1: the engine moved more);
+#  - userspace (once, not per path): librdmarwx against its anchors, under
+#    -icount: rwx_perf against perftest's ib_write_bw / ib_read_bw /
+#    ib_send_bw with the same settings, each client run timed from
+#    outside at ITERS and 2 x ITERS iterations (the difference is the
+#    cost of ITERS), the tools alternating round by round; medians and
+#    the ratio rwx_perf/perftest (above 1: rwx_perf moved more); and one
+#    rdma_post_write / rdma_post_send call of the library against
+#    librdmacm's inline helper (userspace/bench/rwx_postbench): callgrind's
+#    instructions per call and the time per call, ratio library/inline.
 # A benchmark, not a test: nothing is asserted on time.  Under TCG
 # absolute figures are emulated; compare the ratios.
-#   RWX_BENCH_PARTS   "cost data" (default), or either
+#   RWX_BENCH_PARTS   "cost data userspace" (default), or any of them
 #   RWX_BENCH_ROUNDS (default 5), RWX_BENCH_RUNTIME (s per fio run, default 4)
 #   RWX_BENCH_SMOKE=1 make check's run: the SGE path only, one short icount
-#                     cost run and one short data round; checks that the
-#                     pieces work and the tables come out, nothing more
+#                     cost run, one short data round and one short
+#                     userspace round (64 B); checks that the pieces work
+#                     and the tables come out, nothing more
 set -uo pipefail
 RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export RWX_ROOT
@@ -26,16 +36,29 @@ export RWX_ROOT
 # Operations per round under -icount (rwx_bench's fixed_ops).
 BENCH_FIXED_OPS=16
 paths="sge mr" icount_runs="1 2" clock_run=1
+# The userspace part: SIZE:ITERS pairs, rwx_postbench's rounds and
+# batches per round, callgrind's batches.
+userspace_sizes="64:8000 65536:400" post_rounds=15 post_batches=32 cg_batches=8
 if [ "${RWX_BENCH_SMOKE:-0}" = 1 ]; then
 	BENCH_FIXED_OPS=2 paths=sge icount_runs=1 clock_run=0
+	userspace_sizes="64:2000" post_rounds=1 post_batches=2 cg_batches=1
 	: "${RWX_BENCH_ROUNDS:=1}" "${RWX_BENCH_RUNTIME:=1}"
 fi
+parts=${RWX_BENCH_PARTS:-cost data userspace}
 
 prepare_stock_612 || exit 1
-"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
-	"$RWX_BUILD/ulps-6.12" nvmet-rdma > /dev/null || exit 1
+case " $parts " in *" data "*)
+	"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
+		"$RWX_BUILD/ulps-6.12" nvmet-rdma > /dev/null || exit 1
+esac
+case " $parts " in *" userspace "*)
+	make --no-print-directory -C "$RWX_ROOT/userspace" all bench \
+		> "$RWX_BUILD/userspace-bench-build.log" 2>&1 || {
+		tail -n 20 "$RWX_BUILD/userspace-bench-build.log"
+		exit 1
+	}
+esac
 release=$(stock_612_release)
-parts=${RWX_BENCH_PARTS:-cost data}
 status=0
 
 # bench_guest NAME MR [run-vm.sh options...]: one bench guest; echoes its
@@ -48,8 +71,9 @@ bench_guest() {
 		"$RWX_ROOT/tools/guest/bench.sh" 1800 -e "RWX_BENCH_MR=$mr" \
 		-e "RWX_MODDIR=$RWX_BUILD/mod-6.12" \
 		-e "RWX_ULPDIR=$RWX_BUILD/ulps-6.12" "$@" > /dev/null
-	grep -E 'rwx_bench: |^bench: ' "$out/console.log" |
-		grep -v '^bench: data [a-z]* [a-z]*-' | sed 's/^\[ *[0-9.]*\] //'
+	grep -aE 'rwx_bench: |^bench: ' "$out/console.log" |
+		grep -vE '^bench: (data [a-z]* [a-z]*-|userspace (perf|post (time|profile)) )' |
+		sed 's/^\[ *[0-9.]*\] //'
 	if grep -q $'^fail' "$out/judgement"; then
 		awk -F'\t' '$1 == "fail" {print "bench FAILED: " $2 ": " $3}' \
 			"$out/judgement"
@@ -81,6 +105,14 @@ for path in $paths; do
 		summary+=(--data "$RWX_BUILD/vm/bench-data-$path/console.log")
 	esac
 done
+case " $parts " in *" userspace "*)
+	RWX_QEMU_ICOUNT=1 bench_guest bench-userspace-icount 0 \
+		-e RWX_BENCH_USERSPACE=1 -e "UP_OPS=write read send" \
+		-e "UP_SIZES=$userspace_sizes" -e "UP_ROUNDS=${RWX_BENCH_ROUNDS:-5}" \
+		-e "UP_POST_ROUNDS=$post_rounds" -e "UP_POST_BATCHES=$post_batches" \
+		-e "UP_CG_BATCHES=$cg_batches" || status=1
+	summary+=(--userspace "$RWX_BUILD/vm/bench-userspace-icount/console.log")
+esac
 echo
 python3 "$RWX_ROOT/tools/bench-summary.py" "${summary[@]}" || status=1
 exit $status

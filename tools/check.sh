@@ -312,11 +312,12 @@ suite iser
 record_runs '^iser: (FAILED|.*the engine served)' $ISER_RUNS
 
 # make bench's pieces, once and short: the figures are not judged, only
-# that its guests ran and both tables came out whole.
+# that its guests ran and its tables came out whole.
 suite bench
 RWX_BENCH_SMOKE=1 bash "$RWX_ROOT/tools/bench.sh" > "$RWX_BUILD/bench-smoke.log" 2>&1
 bench_rc=$?
-grep -E '^bench: (cost sge: icount|sge +randread)' "$RWX_BUILD/bench-smoke.log" | sed 's/^/   /'
+grep -E '^bench: (cost sge: icount|sge +randread|userspace: )' "$RWX_BUILD/bench-smoke.log" |
+	sed 's/^/   /'
 if [ "$bench_rc" = 0 ] &&
 	grep -qE '^bench: cost sge: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+$' \
 		"$RWX_BUILD/bench-smoke.log" &&
@@ -325,6 +326,20 @@ if [ "$bench_rc" = 0 ] &&
 	pass "make bench, short: the icount cost table and the data-path table"
 else
 	fail "make bench, short: the icount cost table and the data-path table" \
+		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
+fi
+# The userspace part (64 B only): a rwx_perf/perftest row per operation,
+# a library/inline row per post call, and the line that sums them up.
+if [ "$bench_rc" = 0 ] &&
+	[ "$(grep -cE '^bench: (write|read|send) +64 +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$' \
+		"$RWX_BUILD/bench-smoke.log")" = 3 ] &&
+	[ "$(grep -cE '^bench: (write|send) +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+$' \
+		"$RWX_BUILD/bench-smoke.log")" = 2 ] &&
+	grep -qE '^bench: userspace: rwx_perf/perftest ratio lowest [0-9.]+, highest [0-9.]+; library/inline instructions write [0-9.]+, send [0-9.]+$' \
+		"$RWX_BUILD/bench-smoke.log"; then
+	pass "make bench, short: the userspace tables (rwx_perf/perftest, one post call)"
+else
+	fail "make bench, short: the userspace tables (rwx_perf/perftest, one post call)" \
 		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
 fi
 

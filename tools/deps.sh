@@ -21,7 +21,7 @@ BASE_PKGS="qemu-system-x86 busybox-static rdma-core ibverbs-providers
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
 xz-utils zstd rsync gcc make patch util-linux groff-base pkgconf
-nvme-cli fio targetcli-fb open-iscsi dbus-daemon
+nvme-cli fio targetcli-fb open-iscsi dbus-daemon valgrind
 debhelper dh-dkms dkms lintian"
 
 # A warm run must not touch apt: done when everything installed last time

@@ -2,7 +2,9 @@
 #  RWX_BENCH_COST=1   rwx_bench, the cost of one RW context (with
 #                     RWX_BENCH_FIXED_OPS=N: N operations a round, for a
 #                     guest under -icount);
-#  RWX_BENCH_DATA=1   the NVMe-oF data path (tools/guest/bench-nvmeof.sh).
+#  RWX_BENCH_DATA=1   the NVMe-oF data path (tools/guest/bench-nvmeof.sh);
+#  RWX_BENCH_USERSPACE=1  librdmarwx against perftest and librdmacm's
+#                     inline helpers (tools/guest/bench-userspace.sh).
 # RWX_BENCH_MR=1 puts both engines on the MR path (ib_core.force_mr=1
 # gives the QP its MR pool; the engine's force_mr=1), else the SGE path.
 set -eu
@@ -26,5 +28,9 @@ if [ "${RWX_BENCH_DATA:-0}" = 1 ]; then
 	RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko
 	RWX_ENGINE_PARAMS=force_mr=$mr
 	bench_nvmeof "$([ "$mr" = 1 ] && echo mr || echo sge)"
+fi
+if [ "${RWX_BENCH_USERSPACE:-0}" = 1 ]; then
+	. "$RWX_ROOT/tools/guest/bench-userspace.sh"
+	bench_userspace || { echo "bench: userspace failed"; exit 1; }
 fi
 echo "bench: done"
