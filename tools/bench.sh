@@ -38,7 +38,7 @@ BENCH_FIXED_OPS=16
 paths="sge mr" icount_runs="1 2" clock_run=1
 # The userspace part: SIZE:ITERS pairs, rwx_postbench's rounds and
 # batches per round, callgrind's batches.
-userspace_sizes="64:8000 65536:400" post_rounds=15 post_batches=32 cg_batches=8
+userspace_sizes="64:16000 65536:400" post_rounds=15 post_batches=32 cg_batches=8
 if [ "${RWX_BENCH_SMOKE:-0}" = 1 ]; then
 	BENCH_FIXED_OPS=2 paths=sge icount_runs=1 clock_run=0
 	userspace_sizes="64:2000" post_rounds=1 post_batches=2 cg_batches=1

@@ -43,40 +43,43 @@ listening() {
 # follow_client OP SERVER_PID CLIENT_PID < client output: copies the
 # client's output and notes when its result header (printed right before
 # the measured loop) and its result row (right after it) arrive:
-# header_us, row_us.  Priorities, the same for both tools:
+# header_us, row_us.  The same for both tools:
 #  - the client starts at nice 5 and gets nice 0 at its header: perftest
 #    6.06's server closes the listener of its setup exchange and opens
 #    another for the test's QP, and a client that connects in between is
 #    rejected (and crashes), which was seen at equal priorities; with
 #    three quarters of the CPU the server gets there first (a lower
-#    priority still would stretch the setup handshakes, which the
-#    server busy-polls);
-#  - for WRITE and READ the server is SCHED_IDLE between header and row.
-#    perftest's passive server busy-polls its rdma_cm exchange QP from its
-#    last setup handshake until the client's final one, which on this
-#    one-CPU guest would take CPU from the client's loop; rwx_perf's
-#    sleeps in rdma_get_recv_comp().  The final handshake needs the
-#    server: its priority comes back at the row.  SEND servers do the
-#    receiving and keep their priority throughout.
+#    priority still would stretch the setup handshakes, which the server
+#    busy-polls);
+#  - for WRITE and READ the server is stopped (SIGSTOP) from header to
+#    row: it has no part in the transfers, but perftest's busy-polls its
+#    rdma_cm exchange QP until the client's final handshake (which needs
+#    it back), taking CPU from the client on this one-CPU guest, and even
+#    at SCHED_IDLE a runnable process keeps the CPU from idling, which
+#    was seen to speed the loop up by a tenth; rwx_perf's sleeps in
+#    rdma_get_recv_comp().  SEND servers do the receiving and run
+#    throughout.
 follow_client() {
-	local line idle=1
-	[ "$1" = send ] && idle=0
+	local line passive=1
+	[ "$1" = send ] && passive=0
 	header_us="" row_us=""
 	while IFS= read -r -t 600 line; do
 		printf '%s\n' "$line"
 		if [ -z "$header_us" ]; then
 			[[ $line == *"#bytes"* ]] || continue
 			header_us=${EPOCHREALTIME/./}
+			[ $passive = 0 ] || kill -STOP "$2"
 			renice -n 0 -p "$3" > /dev/null
-			[ $idle = 0 ] || chrt -a -i -p 0 "$2" > /dev/null
 		elif [ -z "$row_us" ] &&
 		     [[ $line =~ ^\ *[0-9]+\ +[0-9]+\ +[0-9.]+ ]]; then
 			row_us=${EPOCHREALTIME/./}
-			[ $idle = 0 ] || chrt -a -o -p 0 "$2" > /dev/null
+			[ $passive = 0 ] || kill -CONT "$2"
 		fi
 	done
-	# End of output, or 600 s without a line: a hung client.
+	# End of output, or 600 s without a line: a hung client.  A server
+	# still stopped would never end.
 	kill "$3" 2> /dev/null
+	kill -CONT "$2" 2> /dev/null
 }
 
 # perf_run TOOL OP SIZE ITERS: one server and one timed client; sets

@@ -42,7 +42,7 @@ userspace_root_down() {
 bench_userspace_perf() {
 	local bin=/usr/bin perf_script=$RWX_ROOT/tools/guest/bench-userspace-perf.sh
 	userspace_root /bin/bash $bin/ib_write_bw $bin/ib_read_bw $bin/ib_send_bw \
-		$bin/rdma $bin/chrt $bin/stdbuf /usr/libexec/coreutils/libstdbuf.so \
+		$bin/rdma $bin/stdbuf /usr/libexec/coreutils/libstdbuf.so \
 		$bin/sleep $bin/nice $bin/renice $bin/mkfifo "$UP_U/tools/rwx_perf" \
 		"$perf_script" || {
 		echo "bench: userspace root failed"
