@@ -42,6 +42,7 @@
 #include <rdma/rwx_verbs.h>
 
 #include "postbench.h"
+#include "rwx_conn.h"
 
 #define BATCH 16
 #define QUEUE_DEPTH (2 * BATCH)
@@ -66,15 +67,9 @@ static const send_fn post_send[NR_IMPLS] = {
 	rdma_post_send, rdmacm_post_send
 };
 
-struct endpoint {
-	struct rdma_cm_id *id;
-	struct ibv_mr *mr;
-	char *buf;
-};
-
 struct bench {
 	struct rdma_cm_id *listen;
-	struct endpoint active, passive;	/* poster, peer */
+	struct rwx_conn active, passive;	/* poster, peer */
 	size_t size;
 };
 
@@ -102,40 +97,12 @@ static int fail(const char *what)
 	return -1;
 }
 
-struct accept_arg {
-	struct rdma_cm_id *listen, *id;
-	int ret, err;
-};
-
-static void *accept_one(void *p)
-{
-	struct accept_arg *a = p;
-
-	a->ret = rdma_get_request(a->listen, &a->id);
-	if (!a->ret)
-		a->ret = rdma_accept(a->id, NULL);
-	a->err = errno;
-	return NULL;
-}
-
-static int endpoint_buf(struct endpoint *e, size_t size, int access)
-{
-	size_t len = (size + 4095) & ~(size_t)4095;
-
-	e->buf = aligned_alloc(4096, len);
-	if (!e->buf)
-		return fail("aligned_alloc");
-	memset(e->buf, 0x5a, len);
-	e->mr = ibv_reg_mr(e->id->pd, e->buf, len, access);
-	return e->mr ? 0 : fail("ibv_reg_mr");
-}
-
 /* Both ends of one RC connection in this process, through rdma_cm. */
 static int bench_connect(struct bench *b, const struct options *o)
 {
 	struct rdma_addrinfo hints, *passive = NULL, *active = NULL;
 	struct ibv_qp_init_attr attr;
-	struct accept_arg acc = { 0 };
+	struct rwx_accept acc = { 0 };
 	pthread_t th;
 	int ret = -1;
 
@@ -161,7 +128,7 @@ static int bench_connect(struct bench *b, const struct options *o)
 		goto out;
 	}
 	acc.listen = b->listen;
-	if (pthread_create(&th, NULL, accept_one, &acc)) {
+	if (pthread_create(&th, NULL, rwx_accept_one, &acc)) {
 		fprintf(stderr, "rwx_postbench: pthread_create failed\n");
 		goto out;
 	}
@@ -178,9 +145,8 @@ static int bench_connect(struct bench *b, const struct options *o)
 		goto out;
 	}
 	b->passive.id = acc.id;
-	if (endpoint_buf(&b->active, b->size, IBV_ACCESS_LOCAL_WRITE) ||
-	    endpoint_buf(&b->passive, b->size,
-			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+	if (rwx_conn_buf(&b->active, b->size) ||
+	    rwx_conn_buf(&b->passive, b->size))
 		goto out;
 	ret = 0;
 out:
@@ -190,19 +156,10 @@ out:
 	return ret;
 }
 
-static void endpoint_close(struct endpoint *e)
-{
-	if (e->mr)
-		ibv_dereg_mr(e->mr);
-	free(e->buf);
-	if (e->id)
-		rdma_destroy_ep(e->id);
-}
-
 static void bench_close(struct bench *b)
 {
-	endpoint_close(&b->passive);
-	endpoint_close(&b->active);
+	rwx_conn_close(&b->passive);
+	rwx_conn_close(&b->active);
 	if (b->listen)
 		rdma_destroy_ep(b->listen);
 }
@@ -262,7 +219,7 @@ static int post_receives(struct bench *b)
  */
 static int64_t batch(struct bench *b, enum op op, enum impl impl)
 {
-	struct endpoint *a = &b->active;
+	struct rwx_conn *a = &b->active;
 	uint64_t raddr = (uintptr_t)b->passive.buf;
 	uint32_t rkey = b->passive.mr->rkey;
 	uint64_t t0, t1;
@@ -389,6 +346,22 @@ static int parse_count(const char *s, unsigned long max, unsigned long *v)
 	       -1 : 0;
 }
 
+_Static_assert(NR_OPS == 2 && NR_IMPLS == 2, "only_one() picks one of two");
+
+/* -o and -i: @s names one of the two @names; select that one alone. */
+static int only_one(const char *s, const char *const names[2], int sel[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!strcmp(s, names[i])) {
+			sel[i] = 1;
+			sel[!i] = 0;
+			return 0;
+		}
+	return -1;
+}
+
 static int parse(int argc, char **argv, struct options *o)
 {
 	unsigned long v;
@@ -420,16 +393,12 @@ static int parse(int argc, char **argv, struct options *o)
 			o->batches = (unsigned int)v;
 			break;
 		case 'o':
-			if (strcmp(optarg, "write") && strcmp(optarg, "send"))
+			if (only_one(optarg, op_name, o->ops))
 				return -1;
-			o->ops[OP_WRITE] = !strcmp(optarg, "write");
-			o->ops[OP_SEND] = !o->ops[OP_WRITE];
 			break;
 		case 'i':
-			if (strcmp(optarg, "lib") && strcmp(optarg, "inline"))
+			if (only_one(optarg, impl_name, o->impls))
 				return -1;
-			o->impls[IMPL_LIB] = !strcmp(optarg, "lib");
-			o->impls[IMPL_INLINE] = !o->impls[IMPL_LIB];
 			break;
 		case 'h':
 			usage(stdout);

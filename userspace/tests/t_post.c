@@ -72,17 +72,24 @@ static void post_length_over_u32(void)
 	CHECK_EQ(F.posted[0].sge[0].length, UINT32_MAX);
 }
 
-static void post_nsge_over_qp_max(void)
+/* @n SGEs of 8 bytes each, one after the other in buf. */
+static void sgl_in_buf(struct ibv_sge *sgl, int n)
 {
-	struct ibv_sge sgl[4];
 	int i;
 
-	fake_setup(2, 3, 2);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < n; i++) {
 		sgl[i].addr = (uintptr_t)buf + 8 * (unsigned)i;
 		sgl[i].length = 8;
 		sgl[i].lkey = 1;
 	}
+}
+
+static void post_nsge_over_qp_max(void)
+{
+	struct ibv_sge sgl[4];
+
+	fake_setup(2, 3, 2);
+	sgl_in_buf(sgl, 4);
 	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);
 	CHECK_ERR(rdma_post_writev(&F.id, NULL, sgl, 3, 0, 0, 1), EINVAL);
 	CHECK_ERR(rdma_post_readv(&F.id, NULL, sgl, 3, 0, 0, 1), EINVAL);
@@ -310,14 +317,9 @@ static void post_seed_replaces_last_qp(void)
 {
 	struct rwxi_caps two = { 2, 4, 4 };
 	struct ibv_sge sgl[3];
-	int i;
 
 	fake_setup(4, 4, 4);
-	for (i = 0; i < 3; i++) {
-		sgl[i].addr = (uintptr_t)buf + 8 * (unsigned)i;
-		sgl[i].length = 8;
-		sgl[i].lkey = 1;
-	}
+	sgl_in_buf(sgl, 3);
 	CHECK_EQ(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), 0);
 	rwxi_caps_seed(&F.qp, &two);
 	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);

@@ -19,6 +19,7 @@
 
 #include <rdma/rwx_verbs.h>
 
+#include "rwx_conn.h"
 #include "rwx_perf.h"
 
 struct wire_cfg {		/* client -> server, network order */
@@ -28,13 +29,6 @@ struct wire_cfg {		/* client -> server, network order */
 struct wire_buf {		/* server -> client */
 	uint64_t addr;
 	uint32_t rkey, pad;
-};
-
-struct conn {
-	struct rdma_cm_id *id;
-	struct ibv_mr *mr;
-	char *buf;
-	size_t buf_len;
 };
 
 static double now_s(void)
@@ -68,37 +62,8 @@ static void qp_attr(struct ibv_qp_init_attr *a, const struct rwx_perf_opts *o)
 	a->sq_sig_all = 0;
 }
 
-/*
- * The buffer and its MR are one page longer than the largest message:
- * Linux 6.1's rxe reads a pointer past the end of its page map when a
- * copy ends exactly where an MR of 256 * k pages ends (a KASAN report on
- * a debug kernel; fixed by the rxe MR rewrite in 6.3).
- */
-static int setup_buf(struct conn *c, size_t len)
-{
-	size_t reg_len = ((len + 4095) & ~(size_t)4095) + 4096;
-
-	c->buf_len = len;
-	c->buf = aligned_alloc(4096, reg_len);
-	if (!c->buf)
-		return die("aligned_alloc");
-	memset(c->buf, 0x5a, reg_len);
-	c->mr = ibv_reg_mr(c->id->pd, c->buf, reg_len, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	return c->mr ? 0 : die("ibv_reg_mr");
-}
-
-static void teardown(struct conn *c)
-{
-	if (c->mr)
-		rdma_dereg_mr(c->mr);
-	free(c->buf);
-	if (c->id)
-		rdma_destroy_ep(c->id);
-}
-
 /* One completion, busy-polled like perftest; fails on a bad status. */
-static int reap(struct conn *c, enum rwx_cq_sel which, struct ibv_wc *wc,
+static int reap(struct rwx_conn *c, enum rwx_cq_sel which, struct ibv_wc *wc,
 		int n)
 {
 	int got, i;
@@ -118,7 +83,7 @@ static int reap(struct conn *c, enum rwx_cq_sel which, struct ibv_wc *wc,
 	return got;
 }
 
-static int post_one(struct conn *c, const struct rwx_perf_opts *o,
+static int post_one(struct rwx_conn *c, const struct rwx_perf_opts *o,
 		    uint32_t size, uint64_t i, int flags,
 		    const struct wire_buf *rb)
 {
@@ -144,7 +109,7 @@ static int post_one(struct conn *c, const struct rwx_perf_opts *o,
  * completes in order).  Peak bandwidth is the best such batch; with
  * --no-peak it is not computed (reported as 0, as perftest's -N does).
  */
-static int run_size(struct conn *c, const struct rwx_perf_opts *o,
+static int run_size(struct rwx_conn *c, const struct rwx_perf_opts *o,
 		    uint32_t size, const struct wire_buf *rb)
 {
 	uint64_t posted = 0, done = 0, last_done = 0;
@@ -191,7 +156,7 @@ static int client(const struct rwx_perf_opts *o)
 	struct rdma_conn_param cp;
 	struct wire_cfg cfg;
 	struct wire_buf rb;
-	struct conn c = { 0 };
+	struct rwx_conn c = { 0 };
 	uint32_t sizes[PERF_MAX_SIZES];
 	struct ibv_wc wc;
 	int i, n, ret = -1;
@@ -206,7 +171,7 @@ static int client(const struct rwx_perf_opts *o)
 		return die("rdma_create_ep");
 	}
 	rdma_freeaddrinfo(res);
-	if (setup_buf(&c, max_size(o)))
+	if (rwx_conn_buf(&c, max_size(o)))
 		goto out;
 
 	cfg.op = htonl(o->op);
@@ -251,7 +216,7 @@ static int client(const struct rwx_perf_opts *o)
 	ret = 0;
 	rdma_disconnect(c.id);
 out:
-	teardown(&c);
+	rwx_conn_close(&c);
 	return ret;
 }
 
@@ -293,7 +258,7 @@ static void fast_rnr_retry(struct rdma_cm_id *id)
 }
 
 /* SEND: keep receives posted until every message has arrived. */
-static int serve_sends(struct conn *c, const struct rwx_perf_opts *o,
+static int serve_sends(struct rwx_conn *c, const struct rwx_perf_opts *o,
 		       uint64_t total, uint64_t preposted)
 {
 	uint64_t got = 0, posted = preposted;
@@ -317,7 +282,7 @@ static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 {
 	struct ibv_qp_init_attr attr;
 	struct rdma_conn_param cp;
-	struct conn c = { .id = id };
+	struct rwx_conn c = { .id = id };
 	struct wire_buf wb;
 	struct ibv_wc wc;
 	uint32_t sizes[PERF_MAX_SIZES];
@@ -331,7 +296,7 @@ static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 		die("rdma_create_qp");
 		goto out;
 	}
-	if (setup_buf(&c, max_size(o)))
+	if (rwx_conn_buf(&c, max_size(o)))
 		goto out;
 	total = o->op == PERF_SEND ?
 		(uint64_t)o->iters * (uint64_t)rwx_perf_sizes(o, sizes,
@@ -366,7 +331,7 @@ static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 	       ret ? "failed" : "done");
 	rdma_disconnect(id);
 out:
-	teardown(&c);
+	rwx_conn_close(&c);
 	return ret;
 }
 

@@ -37,6 +37,8 @@
 
 #include <rdma/rwx_verbs.h>
 
+#include "rwx_conn.h"
+
 #define ARENA		(1u << 20)	/* per side and connection */
 #define TMO		10000		/* ms: any single completion wait */
 #define CONN_TMO	60		/* s: connection setup watchdog */
@@ -292,22 +294,6 @@ struct conn_opt {
 	int srq;		/* client receives through an SRQ (max_sge 2) */
 };
 
-struct acc_arg {
-	struct rdma_cm_id *lid, *id;
-	int ret, err;
-};
-
-static void *acceptor(void *p)
-{
-	struct acc_arg *a = p;
-
-	a->ret = rdma_get_request(a->lid, &a->id);
-	if (!a->ret)
-		a->ret = rdma_accept(a->id, NULL);
-	a->err = errno;
-	return NULL;
-}
-
 static int getai(int passive, int ud, int port, struct rdma_addrinfo **res)
 {
 	struct rdma_addrinfo hints;
@@ -421,7 +407,7 @@ static int conn_open(struct conn *c, const char *tag, const struct conn_opt *o)
 {
 	struct rdma_addrinfo *sres = NULL, *cres = NULL;
 	struct ibv_qp_init_attr attr;
-	struct acc_arg acc;
+	struct rwx_accept acc;
 	pthread_t th;
 	int port = port_next++, started = 0;
 	char name[96];
@@ -443,8 +429,8 @@ static int conn_open(struct conn *c, const char *tag, const struct conn_opt *o)
 		setwhy("rdma_listen: %s", strerror(errno));
 		goto fail;
 	}
-	acc.lid = c->lid;
-	if (pthread_create(&th, NULL, acceptor, &acc)) {
+	acc.listen = c->lid;
+	if (pthread_create(&th, NULL, rwx_accept_one, &acc)) {
 		setwhy("pthread_create failed");
 		goto fail;
 	}

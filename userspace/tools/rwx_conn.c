@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* rdma_cm endpoints for the tools and the Soft-RoCE test (rwx_conn.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/rwx_verbs.h>
+
+#include "rwx_conn.h"
+
+/*
+ * The buffer and its MR are one page longer than asked: Linux 6.1's rxe
+ * reads a pointer past the end of its page map when a copy ends exactly
+ * where an MR of 256 * k pages ends (a KASAN report on a debug kernel;
+ * fixed by the rxe MR rewrite in 6.3).
+ */
+int rwx_conn_buf(struct rwx_conn *c, size_t len)
+{
+	size_t reg_len = ((len + 4095) & ~(size_t)4095) + 4096;
+
+	c->buf_len = len;
+	c->buf = aligned_alloc(4096, reg_len);
+	if (!c->buf) {
+		perror("aligned_alloc");
+		return -1;
+	}
+	memset(c->buf, 0x5a, reg_len);
+	c->mr = ibv_reg_mr(c->id->pd, c->buf, reg_len, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!c->mr) {
+		perror("ibv_reg_mr");
+		return -1;
+	}
+	return 0;
+}
+
+void rwx_conn_close(struct rwx_conn *c)
+{
+	if (c->mr)
+		rdma_dereg_mr(c->mr);
+	free(c->buf);
+	if (c->id)
+		rdma_destroy_ep(c->id);
+	memset(c, 0, sizeof(*c));
+}
+
+void *rwx_accept_one(void *arg)
+{
+	struct rwx_accept *a = arg;
+
+	a->ret = rdma_get_request(a->listen, &a->id);
+	if (!a->ret)
+		a->ret = rdma_accept(a->id, NULL);
+	a->err = errno;
+	return NULL;
+}
