@@ -70,7 +70,9 @@ post_insns() {
 	total=$(awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}' /tmp/postbench.ann)
 	echo "bench: userspace post insns $op $side ${total:-none} ${calls:-none}"
 	[ -n "$calls" ] && [ "$calls" -gt 0 ] || return 1
-	# The frames above the function measured carry the whole count.
+	# Each function's own count as SOURCE:FUNCTION (the object when the
+	# source is unknown; code inlined from a header is named by it); the
+	# frames above the function measured carry the whole count.
 	awk -v pre="bench: userspace post profile $op $side" -v calls="$calls" \
 	    -v total="$total" '
 		/file:function/ { on = 1; next }
@@ -79,8 +81,17 @@ post_insns() {
 			if (n == total)
 				next
 			name = $0; sub(/^[^)]*\) +/, "", name)
-			sub(/^[^:]*:/, "", name); sub(/ \[.*/, "", name)
-			printf "%s %s %.1f\n", pre, name, n / calls
+			obj = ""
+			if (match(name, / \[.*\]$/)) {
+				obj = substr(name, RSTART + 2, RLENGTH - 3)
+				name = substr(name, 1, RSTART - 1)
+			}
+			src = name; sub(/:.*/, "", src)
+			fn = name; sub(/^[^:]*:/, "", fn)
+			if (src == "???")
+				src = obj
+			sub(/.*\//, "", src)
+			printf "%s %s:%s %.1f\n", pre, src, fn, n / calls
 		}' /tmp/postbench.ann
 }
 
@@ -89,7 +100,8 @@ bench_userspace_post() {
 	UP_PORT=19600
 	"$UP_U/bench/rwx_postbench" -p $UP_PORT -r "${UP_POST_ROUNDS:-15}" \
 		-n "${UP_POST_BATCHES:-32}" > $out || { cat $out; return 1; }
-	sed -n 's/^postbench: time \([a-z]*\) round \([0-9]*\) lib \([0-9.]*\) inline \([0-9.]*\) ns\/call$/bench: userspace post time \1 \2 \3 \4/p' $out
+	sed -n 's/^postbench: time \([a-z]*\) round \([0-9]*\) lib \([0-9.]*\) inline \([0-9.]*\) ns\/call$/bench: userspace post time \1 \2 \3 \4/p' \
+		$out
 	for op in write send; do
 		for side in lib inline; do
 			post_insns $op $side || return 1
