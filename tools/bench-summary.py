@@ -6,7 +6,8 @@ The tables of make bench, from the guests' console logs.
 
 --cost: rwx_bench's "rwx_bench: cost DIR N x 1 page +OFF rdma_rwx X ns W WRs
 ib_core Y ns W WRs ... floor Z ns" lines of a run under -icount, optionally a second
-one and one under the normal clock, for one path (sge or mr).  Prints per shape both engines'
+one and one under the normal clock, for one path (sge, mr or sig: signature
+contexts, offset 0 only).  Prints per shape both engines'
 cost and the ratio rdma_rwx/ib_core under each clock (below 1: the engine
 is cheaper), the floor (the DMA mapping, pool MRs and ib_map_mr_sg() calls
 both engines make) and each engine's own cost above it, whether the two icount runs agree, and the median and worst
@@ -66,7 +67,9 @@ def cost_table(path, icount1, icount2=None, clock=None):
     for name, log in (('icount1', icount1), ('icount2', icount2), ('clock', clock)):
         if log:
             runs[name] = read_cost(log)
-    shapes = [(d, n, off) for d in ('WRITE', 'READ') for n in ENTRIES for off in OFFSETS]
+    # The signature API takes no offset: its shapes all start at 0.
+    offsets = (0,) if path == 'sig' else OFFSETS
+    shapes = [(d, n, off) for d in ('WRITE', 'READ') for n in ENTRIES for off in offsets]
     missing = [s for s in shapes if any(s not in r for r in runs.values())]
     if missing:
         print('bench: cost %s: no figures for %s' % (path, ', '.join(

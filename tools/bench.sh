@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: on Debian's stock 6.12 kernel with Soft-RoCE, on the SGE
-# path and on the MR path:
+# path and on the MR path (and, for the cost, signature contexts on the
+# test device with integrity handover, rwx_testdev):
 #  - cost: the CPU cost of an RW context (init, WR chain, destroy),
 #    rdma_rwx against ib_core's rdma_rw_ctx in the same run, per list
 #    shape and direction; ratio rdma_rwx/ib_core (below 1: the engine is
@@ -23,10 +24,11 @@
 # absolute figures are emulated; compare the ratios.
 #   RWX_BENCH_PARTS   "cost data userspace" (default), or any of them
 #   RWX_BENCH_ROUNDS (default 5), RWX_BENCH_RUNTIME (s per fio run, default 4)
-#   RWX_BENCH_SMOKE=1 make check's run: the SGE path only, one short icount
-#                     cost run, one short data round and one short
-#                     userspace round (64 B); checks that the pieces work
-#                     and the tables come out, nothing more
+#   RWX_BENCH_SMOKE=1 make check's run: the SGE path and signature
+#                     contexts only, one short icount cost run each, one
+#                     short data round and one short userspace round
+#                     (64 B); checks that the pieces work and the tables
+#                     come out, nothing more
 set -uo pipefail
 RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export RWX_ROOT
@@ -35,12 +37,12 @@ export RWX_ROOT
 
 # Operations per round under -icount (rwx_bench's fixed_ops).
 BENCH_FIXED_OPS=16
-paths="sge mr" icount_runs="1 2" clock_run=1
+paths="sge mr sig" icount_runs="1 2" clock_run=1
 # The userspace part: SIZE:ITERS pairs, rwx_postbench's rounds and
 # batches per round, callgrind's batches.
 userspace_sizes="64:16000 65536:400" post_rounds=15 post_batches=32 cg_batches=8
 if [ "${RWX_BENCH_SMOKE:-0}" = 1 ]; then
-	BENCH_FIXED_OPS=2 paths=sge icount_runs=1 clock_run=0
+	BENCH_FIXED_OPS=2 paths="sge sig" icount_runs=1 clock_run=0
 	userspace_sizes="64:2000" post_rounds=1 post_batches=2 cg_batches=1
 	: "${RWX_BENCH_ROUNDS:=1}" "${RWX_BENCH_RUNTIME:=1}"
 fi
@@ -84,20 +86,25 @@ bench_guest() {
 summary=()
 for path in $paths; do
 	mr=$([ "$path" = mr ] && echo 1 || echo 0)
+	sig=$([ "$path" = sig ] && echo 1 || echo 0)
 	case " $parts " in *" cost "*)
 		logs=()
 		for run in $icount_runs; do
 			RWX_QEMU_ICOUNT=1 bench_guest "bench-cost-$path-icount$run" "$mr" \
-				-e RWX_BENCH_COST=1 -e "RWX_BENCH_FIXED_OPS=$BENCH_FIXED_OPS" ||
-				status=1
+				-e RWX_BENCH_COST=1 -e "RWX_BENCH_FIXED_OPS=$BENCH_FIXED_OPS" \
+				-e "RWX_BENCH_SIG=$sig" || status=1
 			logs+=("$RWX_BUILD/vm/bench-cost-$path-icount$run/console.log")
 		done
 		if [ "$clock_run" = 1 ]; then
-			bench_guest "bench-cost-$path-clock" "$mr" -e RWX_BENCH_COST=1 || status=1
+			bench_guest "bench-cost-$path-clock" "$mr" -e RWX_BENCH_COST=1 \
+				-e "RWX_BENCH_SIG=$sig" || status=1
 			logs+=("$RWX_BUILD/vm/bench-cost-$path-clock/console.log")
 		fi
 		summary+=(--cost "$path" "${logs[@]}")
 	esac
+	# Signature contexts need a device with integrity handover, which
+	# only the test device is: no NVMe-oF data path for them.
+	[ "$sig" = 1 ] && continue
 	case " $parts " in *" data "*)
 		bench_guest "bench-data-$path" "$mr" -e RWX_BENCH_DATA=1 \
 			-e "RWX_BENCH_ROUNDS=${RWX_BENCH_ROUNDS:-5}" \

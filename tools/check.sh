@@ -316,7 +316,7 @@ record_runs '^iser: (FAILED|.*the engine served)' $ISER_RUNS
 suite bench
 RWX_BENCH_SMOKE=1 bash "$RWX_ROOT/tools/bench.sh" > "$RWX_BUILD/bench-smoke.log" 2>&1
 bench_rc=$?
-grep -E '^bench: (cost sge: icount|sge +randread|userspace: )' "$RWX_BUILD/bench-smoke.log" |
+grep -E '^bench: (cost (sge|sig): icount|sge +randread|userspace: )' "$RWX_BUILD/bench-smoke.log" |
 	sed 's/^/   /'
 if [ "$bench_rc" = 0 ] &&
 	grep -qE '^bench: cost sge: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+$' \
@@ -326,6 +326,17 @@ if [ "$bench_rc" = 0 ] &&
 	pass "make bench, short: the icount cost table and the data-path table"
 else
 	fail "make bench, short: the icount cost table and the data-path table" \
+		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
+fi
+# Signature contexts on the test device: 12 shapes (offset 0 only).
+if [ "$bench_rc" = 0 ] &&
+	grep -qE '^bench: cost sig: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+$' \
+		"$RWX_BUILD/bench-smoke.log" &&
+	[ "$(sed -n '/sig path$/,/^bench: cost sig: icount/p' "$RWX_BUILD/bench-smoke.log" |
+		grep -cE '^bench: (WRITE|READ) +[0-9]+ +0 +[0-9]+ \|')" = 12 ]; then
+	pass "make bench, short: the icount cost table of signature contexts"
+else
+	fail "make bench, short: the icount cost table of signature contexts" \
 		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
 fi
 # The userspace part (64 B only): a rwx_perf/perftest row per operation,

@@ -15,6 +15,10 @@
  * Beside the two engines, the floor: the calls both make and neither can
  * avoid (see rwx_bench_floor_init()), so that each engine's own cost is
  * its figure minus the floor's.
+ * With sig=1 the contexts are signature (T10-PI) contexts on a test
+ * device with integrity handover (rwx_testdev, the only one a guest has),
+ * data in the list, its protection information in one more entry; the
+ * signature API has no offset, so every shape starts at offset 0.
  * Everything happens at load time; results go to the kernel log.
  */
 
@@ -27,7 +31,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
+#include <rdma/signature.h>
 #include "rwx_loopback.h"
+#include "rwx_testdev.h"
 #include "../rwx/rwx_internal.h"	/* the floor's mapping: the cheapest known */
 
 static char *addr = "192.0.2.1";
@@ -42,6 +48,11 @@ static unsigned int fixed_ops;
 module_param(fixed_ops, uint, 0444);
 MODULE_PARM_DESC(fixed_ops,
 		 "Operations per round, figure from the cheapest round (for -icount guests); 0: rounds of round_ms, median round");
+
+static bool sig;
+module_param(sig, bool, 0444);
+MODULE_PARM_DESC(sig,
+		 "Signature contexts on a test device instead of plain ones on addr's device");
 
 #define RWX_BENCH_ROUNDS	15
 #define RWX_BENCH_BATCH		64	/* operations between clock reads */
@@ -59,6 +70,15 @@ struct rwx_bench_engine {
 	void (*destroy)(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			u32 port_num, struct scatterlist *sg, u32 sg_cnt,
 			enum dma_data_direction dir);
+	int (*sig_init)(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			u32 port_num, struct scatterlist *sg, u32 sg_cnt,
+			struct scatterlist *prot_sg, u32 prot_sg_cnt,
+			struct ib_sig_attrs *sig_attrs, u64 remote_addr,
+			u32 rkey, enum dma_data_direction dir);
+	void (*sig_destroy)(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			    u32 port_num, struct scatterlist *sg, u32 sg_cnt,
+			    struct scatterlist *prot_sg, u32 prot_sg_cnt,
+			    enum dma_data_direction dir);
 };
 
 /*
@@ -139,11 +159,75 @@ static struct ib_send_wr *rwx_bench_floor_wrs(struct rdma_rw_ctx *ctx,
 	return (struct ib_send_wr *)ctx;	/* not NULL: no WRs to build */
 }
 
+static void rwx_bench_floor_sig_destroy(struct rdma_rw_ctx *ctx,
+					struct ib_qp *qp, u32 port_num,
+					struct scatterlist *sg, u32 sg_cnt,
+					struct scatterlist *prot_sg,
+					u32 prot_sg_cnt,
+					enum dma_data_direction dir)
+{
+	struct ib_device *dev = qp->pd->device;
+
+	if (rwx_bench_floor_ctx.nr_mrs)
+		ib_mr_pool_put(qp, &qp->sig_mrs,
+			       rwx_bench_floor_ctx.mrs[--rwx_bench_floor_ctx.nr_mrs]);
+	ib_dma_unmap_sg(dev, prot_sg, prot_sg_cnt, dir);
+	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+}
+
+/*
+ * A signature context's floor: both lists' DMA mappings, one integrity MR
+ * from the QP's signature pool and ib_map_mr_sg_pi() of both lists.
+ */
+static int rwx_bench_floor_sig_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				    u32 port_num, struct scatterlist *sg,
+				    u32 sg_cnt, struct scatterlist *prot_sg,
+				    u32 prot_sg_cnt,
+				    struct ib_sig_attrs *sig_attrs,
+				    u64 remote_addr, u32 rkey,
+				    enum dma_data_direction dir)
+{
+	struct ib_device *dev = qp->pd->device;
+	int nents, prot_nents, ret;
+	struct ib_mr *mr;
+
+	nents = rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir);
+	if (!nents)
+		return -ENOMEM;
+	prot_nents = rdma_rwx_dma_map_sg(dev, prot_sg, prot_sg_cnt, dir);
+	if (!prot_nents) {
+		ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+		return -ENOMEM;
+	}
+	mr = ib_mr_pool_get(qp, &qp->sig_mrs);
+	if (!mr) {
+		ret = -EAGAIN;
+		goto unmap;
+	}
+	rwx_bench_floor_ctx.mrs[rwx_bench_floor_ctx.nr_mrs++] = mr;
+	ret = ib_map_mr_sg_pi(mr, sg, nents, NULL, prot_sg, prot_nents, NULL,
+			      SZ_4K);
+	if (ret)
+		goto fail;
+	return 1;
+fail:
+	rwx_bench_floor_sig_destroy(ctx, qp, port_num, sg, sg_cnt, prot_sg,
+				    prot_sg_cnt, dir);
+	return ret < 0 ? ret : -EINVAL;
+unmap:
+	ib_dma_unmap_sg(dev, prot_sg, prot_sg_cnt, dir);
+	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+	return ret;
+}
+
 static const struct rwx_bench_engine rwx_bench_engines[] = {
-	{ "rdma_rwx", rdma_rwx_ctx_init, rdma_rwx_ctx_wrs, rdma_rwx_ctx_destroy },
-	{ "ib_core", rdma_rw_ctx_init, rdma_rw_ctx_wrs, rdma_rw_ctx_destroy },
+	{ "rdma_rwx", rdma_rwx_ctx_init, rdma_rwx_ctx_wrs, rdma_rwx_ctx_destroy,
+	  rdma_rwx_ctx_signature_init, rdma_rwx_ctx_destroy_signature },
+	{ "ib_core", rdma_rw_ctx_init, rdma_rw_ctx_wrs, rdma_rw_ctx_destroy,
+	  rdma_rw_ctx_signature_init, rdma_rw_ctx_destroy_signature },
 	{ "floor", rwx_bench_floor_init, rwx_bench_floor_wrs,
-	  rwx_bench_floor_destroy },
+	  rwx_bench_floor_destroy, rwx_bench_floor_sig_init,
+	  rwx_bench_floor_sig_destroy },
 };
 
 /* A list of @entries entries of one page each, moved from @offset on. */
@@ -153,8 +237,31 @@ struct rwx_bench_shape {
 
 static const u32 rwx_bench_entries[] = { 1, 2, 4, 16, 64, 256 };
 
+/*
+ * Protection information of a shape's list with sig=1: one 8-byte tuple
+ * per 512-byte block, for up to RWX_BENCH_MAX_ENTRIES pages.
+ */
+#define RWX_BENCH_PI_INTERVAL	512
+#define RWX_BENCH_PI_ORDER \
+	get_order(RWX_BENCH_MAX_ENTRIES * (PAGE_SIZE / RWX_BENCH_PI_INTERVAL) * 8)
+
+/* A test device instance with an integrity QP, for sig=1. */
+struct rwx_bench_sig_env {
+	struct rwx_testdev *tdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct page *pi;
+	struct scatterlist prot_sg;
+	struct ib_sig_attrs attrs;
+};
+
 struct rwx_bench {
 	struct rwx_loopback conn;
+	struct rwx_bench_sig_env sig;
+	struct ib_qp *qp;		/* the QP of either */
+	u32 port_num;
+	u32 rkey;
 	struct scatterlist sgl[RWX_BENCH_MAX_ENTRIES];
 	u32 nents;
 	struct ib_cqe cqe;
@@ -181,6 +288,9 @@ static int rwx_bench_list(struct rwx_bench *b, u32 entries)
 			return -ENOMEM;
 		sg_set_page(&b->sgl[b->nents++], page, PAGE_SIZE, 0);
 	}
+	if (sig)	/* the list's tuples, in one entry */
+		sg_init_one(&b->sig.prot_sg, page_address(b->sig.pi),
+			    entries * (PAGE_SIZE / RWX_BENCH_PI_INTERVAL) * 8);
 	return 0;
 }
 
@@ -204,9 +314,8 @@ static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e
 			   const struct rwx_bench_shape *s,
 			   enum dma_data_direction dir, int *nr_wrs)
 {
-	struct ib_qp *qp = b->conn.qp[RWX_CLIENT];
-	u32 port = b->conn.port_num;
-	u32 rkey = b->conn.pd->unsafe_global_rkey;
+	struct ib_qp *qp = b->qp;
+	u32 port = b->port_num, rkey = b->rkey;
 	u32 batch = fixed_ops ?: RWX_BENCH_BATCH;
 	u64 start, elapsed, ops = 0;
 	struct rdma_rw_ctx ctx;
@@ -216,14 +325,26 @@ static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e
 	start = rwx_bench_clock();
 	do {
 		for (i = 0; i < batch; i++) {
-			ret = e->init(&ctx, qp, port, b->sgl, b->nents,
-				      s->offset, 0x10000, rkey, dir);
+			if (sig)
+				ret = e->sig_init(&ctx, qp, port, b->sgl,
+						  b->nents, &b->sig.prot_sg, 1,
+						  &b->sig.attrs, 0x10000, rkey,
+						  dir);
+			else
+				ret = e->init(&ctx, qp, port, b->sgl, b->nents,
+					      s->offset, 0x10000, rkey, dir);
 			if (ret < 0)
 				return ret;
 			*nr_wrs = ret;
 			if (!e->wrs(&ctx, qp, port, &b->cqe, NULL))
 				ret = -EINVAL;
-			e->destroy(&ctx, qp, port, b->sgl, b->nents, dir);
+			if (sig)
+				e->sig_destroy(&ctx, qp, port, b->sgl,
+					       b->nents, &b->sig.prot_sg, 1,
+					       dir);
+			else
+				e->destroy(&ctx, qp, port, b->sgl, b->nents,
+					   dir);
 			if (ret < 0)
 				return ret;
 		}
@@ -282,8 +403,9 @@ static int rwx_bench_all(struct rwx_bench *b)
 	for (i = 0; i < ARRAY_SIZE(rwx_bench_entries) && !ret; i++) {
 		s.entries = rwx_bench_entries[i];
 		ret = rwx_bench_list(b, s.entries);
-		for (s.offset = 0; s.offset <= RWX_BENCH_OFFSET && !ret;
-		     s.offset += RWX_BENCH_OFFSET) {
+		/* The signature API takes no offset. */
+		for (s.offset = 0; s.offset <= (sig ? 0 : RWX_BENCH_OFFSET) &&
+		     !ret; s.offset += RWX_BENCH_OFFSET) {
 			ret = rwx_bench_shape(b, &s, DMA_TO_DEVICE);
 			if (!ret)
 				ret = rwx_bench_shape(b, &s, DMA_FROM_DEVICE);
@@ -292,7 +414,98 @@ static int rwx_bench_all(struct rwx_bench *b)
 	return ret;
 }
 
-static int __init rwx_bench_init(void)
+/*
+ * T10-DIF with CRC guards in memory and on the wire, 512-byte blocks: the
+ * device checks and regenerates PI as data crosses it.
+ */
+static void rwx_bench_sig_attrs(struct ib_sig_attrs *attrs)
+{
+	struct ib_sig_domain *domains[] = { &attrs->mem, &attrs->wire };
+	int i;
+
+	memset(attrs, 0, sizeof(*attrs));
+	attrs->check_mask = IB_SIG_CHECK_GUARD | IB_SIG_CHECK_REFTAG;
+	for (i = 0; i < ARRAY_SIZE(domains); i++) {
+		domains[i]->sig_type = IB_SIG_TYPE_T10_DIF;
+		domains[i]->sig.dif.bg_type = IB_T10DIF_CRC;
+		domains[i]->sig.dif.pi_interval = RWX_BENCH_PI_INTERVAL;
+		domains[i]->sig.dif.ref_tag = 0x100;
+		domains[i]->sig.dif.ref_remap = true;
+	}
+}
+
+static void rwx_bench_sig_teardown(struct rwx_bench_sig_env *env)
+{
+	if (!IS_ERR_OR_NULL(env->qp))
+		ib_destroy_qp(env->qp);
+	if (!IS_ERR_OR_NULL(env->cq))
+		ib_free_cq(env->cq);
+	if (!IS_ERR_OR_NULL(env->pd))
+		ib_dealloc_pd(env->pd);
+	if (!IS_ERR_OR_NULL(env->tdev))
+		rwx_testdev_destroy(env->tdev);
+	if (env->pi)
+		__free_pages(env->pi, RWX_BENCH_PI_ORDER);
+}
+
+/*
+ * A test device instance able to register a whole shape in one integrity
+ * MR, and an integrity QP on it (ib_core gives it both MR pools; nothing
+ * is posted, so it needs no peer).  Returns a description of what failed.
+ */
+static const char *rwx_bench_sig_setup(struct rwx_bench *b)
+{
+	static const struct rwx_testdev_caps caps = {
+		.integrity = true,
+		.max_send_sge = 16,
+		.max_recv_sge = 1,
+		.max_sge_rd = 16,
+		.max_fast_reg_page_list_len = RWX_BENCH_MAX_ENTRIES,
+		.max_pi_fast_reg_page_list_len = RWX_BENCH_MAX_ENTRIES,
+		.max_qp_wr = 1024,
+		.max_mr = 64,
+	};
+	struct rwx_bench_sig_env *env = &b->sig;
+	struct ib_qp_init_attr attr = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = 1,
+		.create_flags = IB_QP_CREATE_INTEGRITY_EN,
+		.cap = {
+			.max_send_wr = 64,
+			.max_recv_wr = 1,
+			.max_send_sge = 16,
+			.max_recv_sge = 1,
+			.max_rdma_ctxs = 4,
+		},
+	};
+
+	env->pi = alloc_pages(GFP_KERNEL | __GFP_ZERO, RWX_BENCH_PI_ORDER);
+	if (!env->pi)
+		return "PI pages";
+	env->tdev = rwx_testdev_create("rwxbench%d", &caps);
+	if (IS_ERR(env->tdev))
+		return "test device";
+	env->pd = ib_alloc_pd(rwx_testdev_ibdev(env->tdev),
+			      IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(env->pd))
+		return "PD";
+	env->cq = ib_alloc_cq(env->pd->device, NULL, 64, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(env->cq))
+		return "CQ";
+	attr.send_cq = env->cq;
+	attr.recv_cq = env->cq;
+	env->qp = ib_create_qp(env->pd, &attr);
+	if (IS_ERR(env->qp))
+		return "integrity QP";
+	rwx_bench_sig_attrs(&env->attrs);
+	b->qp = env->qp;
+	b->port_num = 1;
+	b->rkey = env->pd->unsafe_global_rkey;
+	return NULL;
+}
+
+static int rwx_bench_plain_setup(struct rwx_bench *b)
 {
 	struct rwx_loopback_params params = {
 		.addr = addr,
@@ -300,34 +513,55 @@ static int __init rwx_bench_init(void)
 		.max_send_sge = 16,
 		.max_rdma_ctxs = 4,
 	};
-	struct rwx_bench *b;
 	int ret;
+
+	ret = rwx_loopback_setup(&b->conn, &params);
+	if (ret) {
+		pr_err("rwx_bench: cannot connect on %s: %s (%d)\n", addr,
+		       b->conn.error_what ?: "?", ret);
+		return ret;
+	}
+	b->qp = b->conn.qp[RWX_CLIENT];
+	b->port_num = b->conn.port_num;
+	b->rkey = b->conn.pd->unsafe_global_rkey;
+	return 0;
+}
+
+static int __init rwx_bench_init(void)
+{
+	const char *what;
+	struct rwx_bench *b;
+	int ret = 0;
 
 	if (round_ms < 10)
 		return -EINVAL;
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
-	ret = rwx_loopback_setup(&b->conn, &params);
-	if (ret) {
-		pr_err("rwx_bench: cannot connect on %s: %s (%d)\n", addr,
-		       b->conn.error_what ?: "?", ret);
-		goto out;
+	if (sig) {
+		what = rwx_bench_sig_setup(b);
+		if (what) {
+			pr_err("rwx_bench: no %s for signature contexts\n",
+			       what);
+			ret = -ENODEV;
+		}
+	} else {
+		ret = rwx_bench_plain_setup(b);
 	}
-	if (fixed_ops)
-		pr_info("rwx_bench: %s, rounds of %u operations, cheapest of %d rounds, MR pool %s\n",
-			dev_name(&b->conn.device->dev), fixed_ops,
-			RWX_BENCH_ROUNDS,
-			list_empty(&b->conn.qp[RWX_CLIENT]->rdma_mrs) ? "none" : "present");
-	else
-		pr_info("rwx_bench: %s, rounds of %u ms, median of %d rounds, MR pool %s\n",
-			dev_name(&b->conn.device->dev), round_ms,
-			RWX_BENCH_ROUNDS,
-			list_empty(&b->conn.qp[RWX_CLIENT]->rdma_mrs) ? "none" : "present");
+	if (ret)
+		goto out;
+	pr_info("rwx_bench: %s, %s contexts, %s, MR pool %s\n",
+		dev_name(&b->qp->device->dev), sig ? "signature" : "plain",
+		fixed_ops ? "rounds of fixed_ops operations, cheapest round" :
+			    "rounds of round_ms, median round",
+		list_empty(&b->qp->rdma_mrs) ? "none" : "present");
 	ret = rwx_bench_all(b);
 out:
 	rwx_bench_free_list(b);
-	rwx_loopback_teardown(&b->conn);
+	if (sig)
+		rwx_bench_sig_teardown(&b->sig);
+	else
+		rwx_loopback_teardown(&b->conn);
 	kfree(b);
 	return ret;
 }
@@ -343,3 +577,4 @@ MODULE_DESCRIPTION("rdma_rwx benchmark: RW context CPU cost against ib_core");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(RDMA_RWX);
 MODULE_IMPORT_NS(RDMA_RWX_LOOPBACK);
+MODULE_IMPORT_NS(RWX_TESTDEV);

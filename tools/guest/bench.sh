@@ -6,7 +6,9 @@
 #  RWX_BENCH_USERSPACE=1  librdmarwx against perftest and librdmacm's
 #                     inline helpers (tools/guest/bench-userspace.sh).
 # RWX_BENCH_MR=1 puts both engines on the MR path (ib_core.force_mr=1
-# gives the QP its MR pool; the engine's force_mr=1), else the SGE path.
+# gives the QP its MR pool; the engine's force_mr=1), else the SGE path;
+# RWX_BENCH_SIG=1 makes rwx_bench's contexts signature contexts, on a test
+# device (rwx_testdev) with integrity handover.
 set -eu
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 M=$RWX_MODDIR
@@ -17,11 +19,12 @@ modprobe rdma_cm
 rdma_setup rxe
 if [ "${RWX_BENCH_COST:-0}" = 1 ]; then
 	insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
+	insmod "$M/drivers/testing/testdev/rwx_testdev.ko"
 	insmod "$M/drivers/rwx/rdma_rwx.ko" force_mr="$mr"
 	echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1 \
-		fixed_ops="${RWX_BENCH_FIXED_OPS:-0}"
-	rmmod rwx_bench rwx_loopback rdma_rwx
+		fixed_ops="${RWX_BENCH_FIXED_OPS:-0}" sig="${RWX_BENCH_SIG:-0}"
+	rmmod rwx_bench rwx_testdev rwx_loopback rdma_rwx
 fi
 if [ "${RWX_BENCH_DATA:-0}" = 1 ]; then
 	. "$RWX_ROOT/tools/guest/bench-nvmeof.sh"
