@@ -269,54 +269,6 @@ int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
 }
 
 /*
- * The WRs of one registered MR, still unlinked: LOCAL_INV when the MR
- * still holds a valid key, the registration (@reg_opcode) and one RDMA
- * READ/WRITE of @length bytes through it.  Returns the number of WRs.
- */
-static __always_inline int
-__rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
-		    enum ib_wr_opcode reg_opcode,
-		    const struct rdma_rwx_caps *caps, u32 length,
-		    u64 remote_addr, u32 rkey, enum dma_data_direction dir)
-{
-	int count = 2;
-
-	/* Every field: @reg may be in a reused buffer (rwx_bufcache.c). */
-	reg->mr = mr;
-	if (mr->need_inval) {
-		rdma_rwx_init_send_wr(&reg->inv_wr, IB_WR_LOCAL_INV, NULL, 0);
-		reg->inv_wr.ex.invalidate_rkey = mr->lkey;
-		count++;
-	} else {
-		reg->inv_wr.opcode = IB_WR_RDMA_WRITE;	/* no LOCAL_INV */
-	}
-
-	rdma_rwx_init_send_wr(&reg->reg_wr.wr, reg_opcode, NULL, 0);
-	reg->reg_wr.mr = mr;
-	reg->reg_wr.key = mr->lkey;
-	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
-	if (caps->iwarp)	/* iWARP READ responses are remote writes */
-		reg->reg_wr.access |= IB_ACCESS_REMOTE_WRITE;
-
-	reg->sge.addr = mr->iova;
-	reg->sge.length = length;
-	reg->sge.lkey = mr->lkey;
-	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
-			 remote_addr, rkey);
-	return count;
-}
-
-/* The same, out of line, for signature contexts (rwx_sig.c). */
-int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
-		      enum ib_wr_opcode reg_opcode,
-		      const struct rdma_rwx_caps *caps, u32 length,
-		      u64 remote_addr, u32 rkey, enum dma_data_direction dir)
-{
-	return __rdma_rwx_fill_reg(reg, mr, reg_opcode, caps, length,
-				   remote_addr, rkey, dir);
-}
-
-/*
  * Register the next span of @pos into one pool MR, move @pos past it and
  * fill in its WRs, [LOCAL_INV,] REG_MR and READ/WRITE, still unlinked.
  * Returns the number of WRs.
@@ -339,8 +291,8 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
 		return mapped == -ENOMEM ? -ENOMEM : -EINVAL;
 	}
-	count = __rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps, mr->length,
-				    remote_addr, rkey, dir);
+	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps->iwarp,
+				  mr->length, remote_addr, rkey, dir);
 	if (dir == DMA_FROM_DEVICE && caps->read_inv)
 		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
 	return count;

@@ -49,10 +49,6 @@ void rdma_rwx_buf_cache_empty_local(void);
 
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
-int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
-		      enum ib_wr_opcode reg_opcode,
-		      const struct rdma_rwx_caps *caps, u32 length,
-		      u64 remote_addr, u32 rkey, enum dma_data_direction dir);
 void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx);
 
 static inline bool rdma_rwx_dir_valid(enum dma_data_direction dir)
@@ -91,6 +87,46 @@ static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
 	rdma_rwx_init_send_wr(&wr->wr, opcode, sges, nr_sge);
 	wr->remote_addr = remote_addr;
 	wr->rkey = rkey;
+}
+
+/*
+ * The WRs of one registered MR, still unlinked: LOCAL_INV when the MR
+ * still holds a valid key, the registration (@reg_opcode) and one RDMA
+ * READ/WRITE of @length bytes through it; @iwarp: the port runs iWARP.
+ * Inline in both callers (the plain MR path, signature contexts): out of
+ * line its eight arguments put two on the stack.  Returns the number of
+ * WRs.
+ */
+static __always_inline int
+rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
+		  enum ib_wr_opcode reg_opcode, bool iwarp, u32 length,
+		  u64 remote_addr, u32 rkey, enum dma_data_direction dir)
+{
+	int count = 2;
+
+	/* Every field: @reg may be in a reused buffer (rwx_bufcache.c). */
+	reg->mr = mr;
+	if (mr->need_inval) {
+		rdma_rwx_init_send_wr(&reg->inv_wr, IB_WR_LOCAL_INV, NULL, 0);
+		reg->inv_wr.ex.invalidate_rkey = mr->lkey;
+		count++;
+	} else {
+		reg->inv_wr.opcode = IB_WR_RDMA_WRITE;	/* no LOCAL_INV */
+	}
+
+	rdma_rwx_init_send_wr(&reg->reg_wr.wr, reg_opcode, NULL, 0);
+	reg->reg_wr.mr = mr;
+	reg->reg_wr.key = mr->lkey;
+	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
+	if (iwarp)	/* iWARP READ responses are remote writes */
+		reg->reg_wr.access |= IB_ACCESS_REMOTE_WRITE;
+
+	reg->sge.addr = mr->iova;
+	reg->sge.length = length;
+	reg->sge.lkey = mr->lkey;
+	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
+			 remote_addr, rkey);
+	return count;
 }
 
 /*

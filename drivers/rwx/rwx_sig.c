@@ -74,8 +74,7 @@ static int rdma_rwx_sig_check_args(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
  * the context's WRs.  Returns the number of WRs.
  */
 static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				 const struct rdma_rwx_caps *caps,
-				 struct scatterlist *sg, u32 nents,
+				 u32 port_num, struct scatterlist *sg, u32 nents,
 				 struct scatterlist *prot_sg, u32 prot_nents,
 				 const struct ib_sig_attrs *sig_attrs,
 				 u64 remote_addr, u32 rkey,
@@ -86,12 +85,14 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	struct ib_mr *mr;
 	int count;
 
-	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+	/* A cache buffer: rdma_rwx_fill_reg() writes every field. */
+	BUILD_BUG_ON(sizeof(*reg) > RDMA_RWX_BUF_SIZE);
+	reg = rdma_rwx_buf_get();
 	if (!reg)
 		return -ENOMEM;
 	mr = ib_mr_pool_get(qp, &qp->sig_mrs);
 	if (!mr) {
-		kfree(reg);
+		rdma_rwx_buf_put(reg);
 		return rdma_rwx_pool_short(qp, 0);
 	}
 
@@ -112,8 +113,9 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		length -= meta_length;
 	}
 
-	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR_INTEGRITY, caps, length,
-				  remote_addr, rkey, dir);
+	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR_INTEGRITY,
+				  rdma_protocol_iwarp(qp->pd->device, port_num),
+				  length, remote_addr, rkey, dir);
 	ctx->reg = reg;
 	ctx->nr_ops = 1;
 	ctx->type = RDMA_RWX_CTX_SIG;
@@ -122,7 +124,7 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 
 out_put:
 	ib_mr_pool_put(qp, &qp->sig_mrs, mr);
-	kfree(reg);
+	rdma_rwx_buf_put(reg);
 	return -EINVAL;
 }
 
@@ -170,7 +172,6 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				enum dma_data_direction dir)
 {
 	u32 nents, prot_nents = 0;
-	struct rdma_rwx_caps caps;
 	struct ib_device *dev;
 	int ret;
 
@@ -193,8 +194,7 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		}
 	}
 
-	rdma_rwx_fill_caps(qp, port_num, &caps);
-	ret = rdma_rwx_sig_init_reg(ctx, qp, &caps, sg, nents,
+	ret = rdma_rwx_sig_init_reg(ctx, qp, port_num, sg, nents,
 				    prot_nents ? prot_sg : NULL, prot_nents,
 				    sig_attrs, remote_addr, rkey, dir);
 	if (ret >= 0) {
@@ -255,7 +255,7 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (ctx->type == RDMA_RWX_CTX_SIG_BUILT)
 		ib_check_mr_status(ctx->reg->mr, IB_MR_CHECK_SIG_STATUS, &st);
 	ib_mr_pool_put(qp, &qp->sig_mrs, ctx->reg->mr);
-	kfree(ctx->reg);
+	rdma_rwx_buf_put(ctx->reg);
 	ctx->type = RDMA_RWX_CTX_DEAD;
 	if (prot_sg && prot_sg_cnt)
 		ib_dma_unmap_sg(dev, prot_sg, prot_sg_cnt, dir);
