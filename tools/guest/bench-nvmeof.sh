@@ -8,7 +8,8 @@
 #   RWX_BENCH_RUNTIME   seconds per workload and round (default 4)
 . "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
 
-BENCH_WORKLOADS="randread:4k randwrite:4k read:128k write:128k"
+# RWX_BENCH_WORKLOADS (RW:BS ...) picks some of them.
+BENCH_WORKLOADS=${RWX_BENCH_WORKLOADS:-"randread:4k randwrite:4k read:128k write:128k"}
 
 # bench_fio RW BS: one time-based fio run at queue depth 32; prints
 # "IOPS MIB/S" of the direction it moved.
