@@ -902,13 +902,15 @@ static void rwx_bvec_single(struct kunit *test)
 	const struct rwx_bshape one = { .entries = 3, .len = PAGE_SIZE,
 					.offset = PAGE_SIZE + 5, .tail = PAGE_SIZE };
 	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
 	unsigned int left;
 	int ret;
 
 	rwx_bvec_ready(test);
 	rwx_bvec_build(test, &one);
-	if (!rdma_rwx_single_sge(rwx_qp(test), rwx_port(test), DMA_TO_DEVICE))
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	if (caps.force_mr)
 		kunit_skip(test, "MR path (force_mr)");
 	migrate_disable();
 	rdma_rwx_buf_cache_empty_local();
