@@ -233,7 +233,7 @@ static void rwx_bvec_equiv_sgl(struct kunit *test)
 	u32 left = ctx->iter.bi_size, n = 0, len;
 
 	while (left) {
-		const struct bio_vec *bv = &ctx->bvecs[idx];
+		struct bio_vec *bv = &ctx->bvecs[idx];
 
 		KUNIT_ASSERT_LT(test, idx, ctx->nr_bvec);
 		len = min(bv->bv_len - done, left);

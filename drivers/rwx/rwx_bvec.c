@@ -66,7 +66,17 @@ static bool rdma_rwx_dma_map_fails(u32 len)
 {
 	return should_fail(&rdma_rwx_fail_dma_map, len);
 }
+
+/* Quietly, as the suites' failslab: no stack dump per injected failure. */
+void rdma_rwx_bvec_setup(void)
+{
+	rdma_rwx_fail_dma_map.verbose = 0;
+}
 #else
+void rdma_rwx_bvec_setup(void)
+{
+}
+
 static bool rdma_rwx_dma_map_fails(u32 len)
 {
 	return false;

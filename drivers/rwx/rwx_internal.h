@@ -64,6 +64,8 @@ int rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
 		      u64 remote_addr, u32 rkey, enum dma_data_direction dir);
 void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx);
 
+void rdma_rwx_bvec_setup(void);
+
 /* The plain MR path, shared with bio_vec contexts (rwx_bvec.c). */
 int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			 const struct rdma_rwx_caps *caps,
