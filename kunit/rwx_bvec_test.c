@@ -499,7 +499,7 @@ static bool rwx_bvec_outside_zero(struct rwx_bvec_ctx *ctx)
 	u32 i, done = ctx->iter.bi_bvec_done, left = ctx->iter.bi_size;
 
 	for (i = 0; i < ctx->nr_bvec; i++) {
-		const struct bio_vec *bv = &ctx->bvecs[i];
+		struct bio_vec *bv = &ctx->bvecs[i];
 		u8 *p = bvec_virt(bv);
 		u32 from = 0, to = 0, n;
 
