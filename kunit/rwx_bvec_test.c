@@ -1178,6 +1178,167 @@ static void rwx_bvec_map_faults(struct kunit *test)
 }
 
 /*
+ * NVMe-oF: a WRITE chain from bvecs with the response SEND appended
+ * through chain_wr, one post; only the SEND completes, after the data.
+ */
+static void rwx_bvec_chain_send(struct kunit *test)
+{
+	const struct rwx_bshape s = { .entries = 40, .len = PAGE_SIZE,
+				      .offset = 100, .tail = 100 };
+	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_loopback_wait *send_wait, *recv_wait;
+	struct ib_sge send_sge, recv_sge;
+	struct ib_send_wr send = {}, *first, *wr;
+	struct ib_recv_wr recv = {};
+	u64 msg_dma, inbox_dma;
+	struct ib_device *dev;
+	struct rdma_rw_ctx rw;
+	u8 *msg, *inbox;
+	size_t total;
+	int nr_wrs, n;
+
+	rwx_bvec_ready(test);
+	dev = ctx->conn.device;
+	send_wait = kunit_kzalloc(test, sizeof(*send_wait), GFP_KERNEL);
+	recv_wait = kunit_kzalloc(test, sizeof(*recv_wait), GFP_KERNEL);
+	msg = kunit_kzalloc(test, 64, GFP_KERNEL);
+	inbox = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, send_wait && recv_wait && msg && inbox);
+	strscpy(msg, "nvme completion", 64);
+	msg_dma = ib_dma_map_single(dev, msg, 64, DMA_TO_DEVICE);
+	inbox_dma = ib_dma_map_single(dev, inbox, 64, DMA_FROM_DEVICE);
+	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(dev, msg_dma) ||
+			   ib_dma_mapping_error(dev, inbox_dma));
+
+	rwx_loopback_wait_init(recv_wait);
+	recv_sge = (struct ib_sge){ inbox_dma, 64, ctx->conn.pd->local_dma_lkey };
+	recv.wr_cqe = &recv_wait->cqe;
+	recv.sg_list = &recv_sge;
+	recv.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_recv(ctx->conn.qp[RWX_SERVER], &recv, NULL),
+			0);
+
+	total = rwx_bvec_build(test, &s);
+	rwx_bvec_fill_local(ctx, true);
+	memset(page_address(ctx->remote), 0, total + PAGE_SIZE);
+	nr_wrs = rdma_rwx_ctx_init_bvec(&rw, rwx_qp(test), rwx_port(test),
+					ctx->bvecs, ctx->nr_bvec, ctx->iter,
+					ctx->remote_dma, rwx_rkey(test),
+					DMA_TO_DEVICE);
+	KUNIT_ASSERT_GT(test, nr_wrs, 0);
+
+	rwx_loopback_wait_init(send_wait);
+	send_sge = (struct ib_sge){ msg_dma, 16, ctx->conn.pd->local_dma_lkey };
+	send.opcode = IB_WR_SEND;
+	send.wr_cqe = &send_wait->cqe;
+	send.send_flags = IB_SEND_SIGNALED;
+	send.sg_list = &send_sge;
+	send.num_sge = 1;
+	first = rdma_rwx_ctx_wrs(&rw, rwx_qp(test), rwx_port(test), NULL, &send);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	for (wr = first, n = 0; wr && wr != &send; wr = wr->next, n++) {
+		KUNIT_EXPECT_TRUE(test, wr->opcode == IB_WR_RDMA_WRITE ||
+				  wr->opcode == IB_WR_REG_MR ||
+				  wr->opcode == IB_WR_LOCAL_INV);
+		KUNIT_EXPECT_FALSE(test, wr->send_flags & IB_SEND_SIGNALED);
+	}
+	KUNIT_ASSERT_PTR_EQ(test, wr, &send);
+	KUNIT_EXPECT_EQ(test, n, nr_wrs);
+	KUNIT_ASSERT_EQ(test, ib_post_send(rwx_qp(test), first, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(send_wait), 0);
+	KUNIT_EXPECT_EQ(test, send_wait->opcode, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(recv_wait), 0);
+	KUNIT_EXPECT_EQ(test, rwx_bvec_matching(ctx, total), total);
+	KUNIT_EXPECT_NULL(test, memchr_inv(page_address(ctx->remote) + total, 0,
+					   PAGE_SIZE));
+	KUNIT_EXPECT_STREQ(test, (char *)inbox, "nvme completion");
+
+	rdma_rwx_ctx_destroy_bvec(&rw, rwx_qp(test), rwx_port(test), ctx->bvecs,
+				  ctx->nr_bvec, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
+	ib_dma_unmap_single(dev, msg_dma, 64, DMA_TO_DEVICE);
+	ib_dma_unmap_single(dev, inbox_dma, 64, DMA_FROM_DEVICE);
+}
+
+/*
+ * The test device failing ib_post_send() at each WR of a bvec MR chain
+ * (READs on iWARP; everything with force_mr): the post's error, and the
+ * MRs left as the device holds them, which a following READ through the
+ * same MRs proves by moving its data.  Then the READ completing with an
+ * error: the completion's error, and a clean destroy.
+ */
+static void rwx_bvec_post_faults(struct kunit *test)
+{
+	const struct rwx_bshape four = { .entries = 4, .len = PAGE_SIZE,
+					 .offset = 10 };
+	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_loopback_wait wait;
+	struct rdma_rwx_caps caps;
+	struct rdma_rw_ctx rw;
+	struct ib_qp *qp;
+	size_t total;
+	int ret, nth;
+	u32 port;
+
+	rwx_bvec_ready(test);
+	qp = rwx_qp(test);
+	port = rwx_port(test);
+	rdma_rwx_qp_caps(qp, port, &caps);
+	if (!caps.iwarp && !caps.force_mr)
+		kunit_skip(test, "READs take no MR here");
+	total = rwx_bvec_build(test, &four);
+	for (nth = 1; nth <= 3; nth++) {
+		ret = rdma_rwx_ctx_init_bvec(&rw, qp, port, ctx->bvecs,
+					     ctx->nr_bvec, ctx->iter,
+					     ctx->remote_dma, rwx_rkey(test),
+					     DMA_FROM_DEVICE);
+		KUNIT_ASSERT_GT(test, ret, 1);
+		rwx_loopback_wait_init(&wait);
+		rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_POST_SEND, nth);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_ctx_post(&rw, qp, port,
+							    &wait.cqe, NULL),
+				    nth <= ret ? -ENOMEM : 0,
+				    "post failing at WR %d of %d", nth, ret);
+		if (nth > ret) {	/* all posted: the READ completes */
+			rwx_testdev_inject(ctx->tdev,
+					   RWX_TESTDEV_FAULT_POST_SEND, 0);
+			KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(&wait), 0);
+		}
+		rwx_testdev_flush(ctx->tdev);	/* what was posted has run */
+		rdma_rwx_ctx_destroy_bvec(&rw, qp, port, ctx->bvecs,
+					  ctx->nr_bvec, DMA_FROM_DEVICE);
+		KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+
+		get_random_bytes(page_address(ctx->remote), total);
+		rwx_bvec_fill_local(ctx, false);
+		ret = rwx_bvec_move(test, DMA_FROM_DEVICE);
+		KUNIT_EXPECT_GT_MSG(test, ret, 0, "after a post failing at WR %d",
+				    nth);
+		if (ret > 0)
+			KUNIT_EXPECT_EQ(test, rwx_bvec_matching(ctx, total), total);
+	}
+
+	/* The READ, the last WR, completing with an error. */
+	ret = rdma_rwx_ctx_init_bvec(&rw, qp, port, ctx->bvecs, ctx->nr_bvec,
+				     ctx->iter, ctx->remote_dma, rwx_rkey(test),
+				     DMA_FROM_DEVICE);
+	KUNIT_ASSERT_GT(test, ret, 0);
+	rwx_loopback_wait_init(&wait);
+	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_WR_ERROR, ret);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, qp, port, &wait.cqe, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(&wait), -EIO);
+	rdma_rwx_ctx_destroy_bvec(&rw, qp, port, ctx->bvecs, ctx->nr_bvec,
+				  DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+}
+
+static void rwx_bvec_chain_send_tdev(struct kunit *test)
+{
+	rwx_bvec_chain_send(test);
+}
+
+/*
  * A random array: chunks of pages, bvecs of whole pages, several pages
  * or any length at any offset (gaps), some empty; a random iterator over
  * part of it.
@@ -1315,6 +1476,9 @@ static struct kunit_case rwx_bvec_cases[] = {
 	KUNIT_CASE_PARAM(rwx_bvec_alloc_fail_tdev, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_bvec_pool_empty, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_bvec_map_faults, rwx_test_tdev_gen_params),
+	KUNIT_CASE_PARAM(rwx_bvec_chain_send, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_bvec_chain_send_tdev, rwx_test_tdev_gen_params),
+	KUNIT_CASE_PARAM(rwx_bvec_post_faults, rwx_test_tdev_gen_params),
 	{}
 };
 
