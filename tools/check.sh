@@ -117,9 +117,9 @@ kunit_boot() {
 		-e "RWX_SUPPORT_MODULES=$M/drivers/testing/loopback/rwx_loopback.ko \
 $M/drivers/testing/testdev/rwx_testdev.ko" -e "RWX_KUNIT_MODULES=${suites# }" "$@"
 }
-ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_testdev rwx_sig"
+ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_bvec rwx_testdev rwx_sig"
 # The MR path everywhere: ib_core.force_mr=1 gives rxe QPs their MR pool.
-FORCE_MR_SUITES="rwx_engine rwx_diff"
+FORCE_MR_SUITES="rwx_engine rwx_diff rwx_bvec"
 
 # nvmeof_boot NAME [run-vm.sh options]: a test-kernel guest serving an
 # NVMe-oF namespace through the engine-built nvmet-rdma (tools/guest/nvmeof.sh).

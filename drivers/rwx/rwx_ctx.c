@@ -105,8 +105,7 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	return layout->nr_ops;
 }
 
-static void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-			     u32 count)
+void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count)
 {
 	while (count--)
 		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[count].mr);
@@ -342,7 +341,7 @@ static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
  * one whenever the list may fit, and an array that grows past it is
  * reallocated by kmalloc.
  */
-static void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
+void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
 {
 	if (nr_ops <= RDMA_RWX_BUF_REGS)
 		rdma_rwx_buf_put(reg);
@@ -358,12 +357,10 @@ static void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
  * growing moves them.  Kept out of line: its stack frame would otherwise
  * weigh on every SGE-path context.
  */
-static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
-					 struct ib_qp *qp,
-					 const struct rdma_rwx_caps *caps,
-					 struct rdma_rwx_pos pos,
-					 u64 remote_addr, u32 rkey,
-					 enum dma_data_direction dir)
+noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				  const struct rdma_rwx_caps *caps,
+				  struct rdma_rwx_pos pos, u64 remote_addr,
+				  u32 rkey, enum dma_data_direction dir)
 {
 	u32 op, budget = max(rdma_rwx_mr_budget(caps), 1U);
 	/* No division for the common list that fits one MR. */
@@ -539,10 +536,31 @@ static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
 		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
 }
 
+/* The tag of an MR context whose chain was handed out. */
+static u8 rdma_rwx_built_type(u8 type)
+{
+	switch (type) {
+	case RDMA_RWX_CTX_MR:
+		return RDMA_RWX_CTX_MR_BUILT;
+	case RDMA_RWX_CTX_SIG:
+		return RDMA_RWX_CTX_SIG_BUILT;
+	default:
+		return RDMA_RWX_CTX_BVEC_MR_BUILT;
+	}
+}
+
+/* Whether @ctx is an MR context whose chain was handed out. */
+static bool rdma_rwx_built(const struct rdma_rw_ctx *ctx)
+{
+	return ctx->type == RDMA_RWX_CTX_MR_BUILT ||
+	       ctx->type == RDMA_RWX_CTX_SIG_BUILT ||
+	       ctx->type == RDMA_RWX_CTX_BVEC_MR_BUILT;
+}
+
 /**
  * rdma_rwx_ctx_wrs() - the WR chain of a context
- * @ctx: context initialised by rdma_rwx_ctx_init() or
- *	rdma_rwx_ctx_signature_init()
+ * @ctx: context initialised by rdma_rwx_ctx_init(),
+ *	rdma_rwx_ctx_init_bvec() or rdma_rwx_ctx_signature_init()
  * @qp: queue pair to operate on
  * @port_num: port the connection is bound to
  * @cqe: completion for the last WR (used when @chain_wr is NULL)
@@ -570,22 +588,25 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_SINGLE:
+	case RDMA_RWX_CTX_BVEC_SINGLE:
 		first = &ctx->single.wr.wr;
 		last = first;
 		break;
 	case RDMA_RWX_CTX_MULTI:
 	case RDMA_RWX_CTX_MULTI_CACHED:
+	case RDMA_RWX_CTX_BVEC_MULTI:
+	case RDMA_RWX_CTX_BVEC_MULTI_CACHED:
 		first = &ctx->map.wrs[0].wr;
 		last = &ctx->map.wrs[ctx->nr_ops - 1].wr;
 		break;
 	case RDMA_RWX_CTX_MR:
 	case RDMA_RWX_CTX_SIG:
+	case RDMA_RWX_CTX_BVEC_MR:
 		for (i = 0; i < ctx->nr_ops; i++)
 			rdma_rwx_bump_key(&ctx->reg[i]);
 		first = rdma_rwx_reg_first_wr(&ctx->reg[0]);
 		last = &ctx->reg[ctx->nr_ops - 1].wr.wr;
-		ctx->type = ctx->type == RDMA_RWX_CTX_MR ?
-			RDMA_RWX_CTX_MR_BUILT : RDMA_RWX_CTX_SIG_BUILT;
+		ctx->type = rdma_rwx_built_type(ctx->type);
 		break;
 	default:
 		return NULL;
@@ -636,8 +657,8 @@ static void rdma_rwx_unpost(struct rdma_rw_ctx *ctx,
 
 /**
  * rdma_rwx_ctx_post() - post the WR chain of a context
- * @ctx: context initialised by rdma_rwx_ctx_init() or
- *	rdma_rwx_ctx_signature_init()
+ * @ctx: context initialised by rdma_rwx_ctx_init(),
+ *	rdma_rwx_ctx_init_bvec() or rdma_rwx_ctx_signature_init()
  * @qp: queue pair to operate on
  * @port_num: port the connection is bound to
  * @cqe: completion for the last WR (used when @chain_wr is NULL)
@@ -672,8 +693,7 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return -EINVAL;
 	bad_wr = first;		/* drivers that refuse a whole post may not set it */
 	ret = ib_post_send(qp, first, &bad_wr);
-	if (ret && (ctx->type == RDMA_RWX_CTX_MR_BUILT ||
-		    ctx->type == RDMA_RWX_CTX_SIG_BUILT))
+	if (ret && rdma_rwx_built(ctx))
 		rdma_rwx_unpost(ctx, bad_wr);
 	return ret;
 }

@@ -27,6 +27,15 @@ enum rdma_rwx_ctx_type {
 	RDMA_RWX_CTX_MR_BUILT,		/* its chain was handed out once */
 	RDMA_RWX_CTX_SIG,		/* one integrity MR (rwx_sig.c) */
 	RDMA_RWX_CTX_SIG_BUILT,		/* its chain was handed out once */
+	/*
+	 * bio_vec contexts (rwx_bvec.c): the same five layouts as SINGLE to
+	 * MR_BUILT, in the same order, but they own their DMA mappings.
+	 */
+	RDMA_RWX_CTX_BVEC_SINGLE,	/* one WR, SGE inline in the ctx */
+	RDMA_RWX_CTX_BVEC_MULTI,	/* WRs and SGEs in one allocation */
+	RDMA_RWX_CTX_BVEC_MULTI_CACHED,	/* ... in a buffer of the cache */
+	RDMA_RWX_CTX_BVEC_MR,		/* MRs over a list the ctx owns */
+	RDMA_RWX_CTX_BVEC_MR_BUILT,	/* its chain was handed out once */
 	RDMA_RWX_CTX_DEAD = 0xde,	/* destroyed, or init failed */
 };
 
@@ -50,6 +59,16 @@ void rdma_rwx_buf_cache_empty_local(void);
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
 void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx);
+
+void rdma_rwx_bvec_setup(void);
+
+/* The plain MR path, shared with bio_vec contexts (rwx_bvec.c). */
+int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			 const struct rdma_rwx_caps *caps,
+			 struct rdma_rwx_pos pos, u64 remote_addr, u32 rkey,
+			 enum dma_data_direction dir);
+void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count);
+void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops);
 
 static inline bool rdma_rwx_dir_valid(enum dma_data_direction dir)
 {

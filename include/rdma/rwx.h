@@ -10,6 +10,7 @@
 #ifndef _RDMA_RWX_H
 #define _RDMA_RWX_H
 
+#include <linux/bvec.h>
 #include <linux/dma-direction.h>
 #include <linux/types.h>
 
@@ -138,6 +139,17 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      u32 port_num, struct ib_cqe *cqe,
 		      struct ib_send_wr *chain_wr);
+
+int rdma_rwx_ctx_init_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			   u32 port_num, const struct bio_vec *bvecs,
+			   u32 nr_bvec, struct bvec_iter iter,
+			   u64 remote_addr, u32 rkey,
+			   enum dma_data_direction dir);
+void rdma_rwx_ctx_destroy_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			       u32 port_num, const struct bio_vec *bvecs,
+			       u32 nr_bvec, enum dma_data_direction dir);
+int rdma_rwx_bvec_segments(const struct bio_vec *bvecs, u32 nr_bvec,
+			   struct bvec_iter iter, u32 *nsegs);
 
 int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				u32 port_num, struct scatterlist *sg,

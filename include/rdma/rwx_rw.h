@@ -24,6 +24,8 @@
 
 #define rdma_rw_ctx_init		rdma_rwx_ctx_init
 #define rdma_rw_ctx_destroy		rdma_rwx_ctx_destroy
+#define rdma_rw_ctx_init_bvec		rdma_rwx_ctx_init_bvec
+#define rdma_rw_ctx_destroy_bvec	rdma_rwx_ctx_destroy_bvec
 #define rdma_rw_ctx_wrs			rdma_rwx_ctx_wrs
 #define rdma_rw_ctx_post		rdma_rwx_ctx_post
 #define rdma_rw_ctx_signature_init	rdma_rwx_ctx_signature_init
