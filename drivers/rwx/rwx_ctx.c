@@ -17,6 +17,7 @@
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 #include "rwx_stats.h"
+#include "rwx_trace.h"
 
 /**
  * rdma_rwx_qp_caps() - the capabilities the WR layout depends on
@@ -486,13 +487,34 @@ static noinline int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx,
 		if ((ret != -EAGAIN && ret != -ENOSPC) ||
 		    !rdma_rwx_sge_fallback(&caps, dir))
 			return ret;
-		rdma_rwx_count(RWX_CNT_SGE_FALLBACK);
+		rdma_rwx_count(qp->pd->device, RWX_CNT_SGE_FALLBACK);
 	}
 	ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
 	if (ret)
 		return ret;
 	return rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
 				     remote_addr, rkey, dir);
+}
+
+/*
+ * rdma_rwx_count_init() of a single-entry SGE context, inline: the counts
+ * of @dev's set on this CPU, and the trace event (a NOP while it is off).
+ */
+static __always_inline void
+rdma_rwx_count_init_single(struct ib_device *dev, u32 port_num,
+			   const struct rdma_rw_ctx *ctx, u32 sg_cnt,
+			   enum dma_data_direction dir)
+{
+	u32 len = ctx->single.sge.length;
+	struct rdma_rwx_counters __percpu *c;
+
+	preempt_disable();
+	c = rdma_rwx_dev_counters(dev);
+	__this_cpu_inc(c->events[RWX_CNT_INIT_SGE_SINGLE]);
+	__this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], len);
+	preempt_enable();
+	trace_rwx_ctx_init(dev, port_num, RWX_PATH_SGE_SINGLE, dir, sg_cnt,
+			   1, len, false);
 }
 
 /**
@@ -538,37 +560,37 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	int ret, nents;
 
 	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir)) {
-		rdma_rwx_count(RWX_CNT_ERR_EINVAL);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_count;
 	}
 	dev = qp->pd->device;
 	if (!rdma_rwx_port_valid(dev, port_num)) {
-		ctx->type = RDMA_RWX_CTX_DEAD;
-		rdma_rwx_count(RWX_CNT_ERR_EINVAL);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_dead;
 	}
 	nents = rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir);
 	if (!nents) {
-		ctx->type = RDMA_RWX_CTX_DEAD;
-		rdma_rwx_count(RWX_CNT_ERR_ENOMEM);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_dead;
 	}
 
 	if (nents == 1 && sg_offset < sg_dma_len(sg) &&
 	    rdma_rwx_single_sge(qp, port_num, dir)) {
 		rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset, remote_addr,
 					rkey, dir);
-		rdma_rwx_count_init_single();
+		rdma_rwx_count_init_single(dev, port_num, ctx, sg_cnt, dir);
 		return 1;
 	}
 
 	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, sg_offset,
 				remote_addr, rkey, dir);
-	if (ret < 0) {
-		ctx->type = RDMA_RWX_CTX_DEAD;
+	if (ret < 0)
 		ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
-	}
-	rdma_rwx_count_init(ctx, ret);
+out_dead:
+	if (ret < 0)
+		ctx->type = RDMA_RWX_CTX_DEAD;
+out_count:
+	rdma_rwx_count_init(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init, RDMA_RWX);
@@ -713,21 +735,29 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	struct ib_send_wr *first;
 	int ret;
 
-	if (!qp)
+	if (!qp) {
+		trace_rwx_ctx_post(NULL, port_num, ctx, 0, -EINVAL);
 		return -EINVAL;
+	}
 	first = rdma_rwx_ctx_wrs(ctx, qp, port_num, cqe, chain_wr);
-	if (!first)
+	if (!first) {
+		trace_rwx_ctx_post(qp->pd->device, port_num, ctx, 0, -EINVAL);
 		return -EINVAL;
+	}
 	bad_wr = first;		/* drivers that refuse a whole post may not set it */
 	ret = ib_post_send(qp, first, &bad_wr);
 	if (ret && (ctx->type == RDMA_RWX_CTX_MR_BUILT ||
 		    ctx->type == RDMA_RWX_CTX_SIG_BUILT))
 		rdma_rwx_unpost(ctx, bad_wr);
+	trace_rwx_ctx_post(qp->pd->device, port_num, ctx, 0, ret);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
 
-/* The end of every destroy: the context dead, counted, @sg unmapped. */
+/*
+ * The end of every destroy: the context dead, counted, @sg unmapped.  The
+ * trace event comes before anything is freed (it reads the WRs).
+ */
 static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 						struct ib_qp *qp,
 						struct scatterlist *sg,
@@ -735,7 +765,7 @@ static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 						enum dma_data_direction dir)
 {
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	rdma_rwx_count_destroy();
+	rdma_rwx_count(qp->pd->device, RWX_CNT_DESTROY);
 	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
 }
 
@@ -744,10 +774,20 @@ static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
  * line, so that destroying a single-entry one needs no stack frame.
  */
 static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
-					  struct ib_qp *qp,
+					  struct ib_qp *qp, u32 port_num,
 					  struct scatterlist *sg, u32 sg_cnt,
 					  enum dma_data_direction dir)
 {
+	switch (ctx->type) {
+	case RDMA_RWX_CTX_MULTI:
+	case RDMA_RWX_CTX_MULTI_CACHED:
+	case RDMA_RWX_CTX_MR:
+	case RDMA_RWX_CTX_MR_BUILT:
+		trace_rwx_ctx_destroy(qp->pd->device, port_num, ctx, sg_cnt, 0);
+		break;
+	default:
+		return;
+	}
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_MULTI:
 		kfree(ctx->map.wrs);	/* the SGEs share the allocation */
@@ -786,9 +826,10 @@ void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (!ctx || !qp || !sg)
 		return;
 	if (ctx->type != RDMA_RWX_CTX_SINGLE) {
-		rdma_rwx_destroy_wrs(ctx, qp, sg, sg_cnt, dir);
+		rdma_rwx_destroy_wrs(ctx, qp, port_num, sg, sg_cnt, dir);
 		return;
 	}
+	trace_rwx_ctx_destroy(qp->pd->device, port_num, ctx, sg_cnt, 0);
 	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy, RDMA_RWX);
