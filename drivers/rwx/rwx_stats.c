@@ -40,8 +40,11 @@ static struct rdma_rwx_dev_stats rdma_rwx_nodev_stats = {
 	.pcpu = &rdma_rwx_nodev_counters,
 };
 
-DEFINE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats) =
-	&rdma_rwx_nodev_stats;
+/*
+ * Set in rdma_rwx_stats_init(): a module's per-CPU initialisers get no
+ * relocations, so a pointer in one would be NULL.
+ */
+DEFINE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 
 /* Protects the device list, the removed total and the debugfs tree. */
 static DEFINE_MUTEX(rdma_rwx_stats_lock);
@@ -502,7 +505,10 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter_name, RDMA_RWX_TESTING);
 
 int rdma_rwx_stats_init(void)
 {
-	int ret;
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(rdma_rwx_last_stats, cpu) = &rdma_rwx_nodev_stats;
 
 	/* Counting works without debugfs; only the files are missing then. */
 	rdma_rwx_debugfs = debugfs_create_dir("rdma_rwx", NULL);
