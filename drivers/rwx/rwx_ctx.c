@@ -58,6 +58,7 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 {
 	u32 lkey = qp->pd->local_dma_lkey, nents, left, op, i;
 	enum ib_wr_opcode opcode = rdma_rwx_sge_opcode(dir);
+	u64 start = remote_addr;
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sge;
 	size_t size;
@@ -66,6 +67,8 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (nents == 1) {
 		rdma_rwx_init_single_wr(ctx, qp, sg, offset, remote_addr, rkey,
 					dir);
+		rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_SINGLE, 0,
+				   ctx->single.sge.length, dir);
 		return 1;
 	}
 	/* One buffer: the WR array, then the SGE array. */
@@ -103,6 +106,9 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		wr->wr.next = op + 1 < layout->nr_ops ? &wrs[op + 1].wr : NULL;
 	}
 	ctx->nr_ops = layout->nr_ops;
+	/* remote_addr moved on by each SGE's length */
+	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_MULTI, 0,
+			   remote_addr - start, dir);
 	return layout->nr_ops;
 }
 
@@ -418,6 +424,7 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 	/* No division for the common list that fits one MR. */
 	u32 room = pos.nents <= budget ? 1 : DIV_ROUND_UP(pos.nents, budget);
 	bool cached = room <= RDMA_RWX_BUF_REGS;
+	u64 start = remote_addr;
 	int ret, count = 0;
 
 	if (cached) {
@@ -455,6 +462,8 @@ static noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx,
 	ctx->nr_ops = op;
 	ctx->type = RDMA_RWX_CTX_MR;
 	rdma_rwx_link_mr_wrs(ctx);
+	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_MR, op,
+			   remote_addr - start, dir);
 	return count;
 }
 
@@ -494,27 +503,6 @@ static noinline int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx,
 		return ret;
 	return rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
 				     remote_addr, rkey, dir);
-}
-
-/*
- * rdma_rwx_count_init() of a single-entry SGE context, inline: the counts
- * of @dev's set on this CPU, and the trace event (a NOP while it is off).
- */
-static __always_inline void
-rdma_rwx_count_init_single(struct ib_device *dev, u32 port_num,
-			   const struct rdma_rw_ctx *ctx, u32 sg_cnt,
-			   enum dma_data_direction dir)
-{
-	u32 len = ctx->single.sge.length;
-	struct rdma_rwx_counters __percpu *c;
-
-	preempt_disable();
-	c = rdma_rwx_dev_counters(dev);
-	__this_cpu_inc(c->events[RWX_CNT_INIT_SGE_SINGLE]);
-	__this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], len);
-	preempt_enable();
-	trace_rwx_ctx_init(dev, port_num, RWX_PATH_SGE_SINGLE, dir, sg_cnt,
-			   1, len, false);
 }
 
 /**
@@ -578,7 +566,9 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	    rdma_rwx_single_sge(qp, port_num, dir)) {
 		rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset, remote_addr,
 					rkey, dir);
-		rdma_rwx_count_init_single(dev, port_num, ctx, sg_cnt, dir);
+		rdma_rwx_count_ctx(dev, RWX_CNT_INIT_SGE_SINGLE, 0,
+				   ctx->single.sge.length, dir);
+		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, 1, false);
 		return 1;
 	}
 
@@ -590,7 +580,7 @@ out_dead:
 	if (ret < 0)
 		ctx->type = RDMA_RWX_CTX_DEAD;
 out_count:
-	rdma_rwx_count_init(qp, port_num, ctx, sg_cnt, dir, ret, 0);
+	rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init, RDMA_RWX);

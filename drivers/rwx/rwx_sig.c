@@ -119,6 +119,7 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ctx->nr_ops = 1;
 	ctx->type = RDMA_RWX_CTX_SIG;
 	rdma_rwx_link_mr_wrs(ctx);
+	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SIG, 1, length, dir);
 	return count;
 
 out_put:
@@ -199,7 +200,7 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    prot_nents ? prot_sg : NULL, prot_nents,
 				    sig_attrs, remote_addr, rkey, dir);
 	if (ret >= 0) {
-		rdma_rwx_count_init(qp, port_num, ctx, sg_cnt, dir, ret, 0);
+		rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 		return ret;
 	}
 
@@ -208,7 +209,7 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 out_unmap:
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 out_count:
-	rdma_rwx_count_init(qp, port_num, ctx, sg_cnt, dir, ret, 0);
+	rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_signature_init, RDMA_RWX);

@@ -112,8 +112,12 @@ static void rdma_rwx_reg_info(const struct rdma_rw_ctx *ctx,
 {
 	u32 op;
 
-	for (op = 0; op < ctx->nr_ops; op++)
+	/* [LOCAL_INV,] REG_MR and the READ/WRITE of each MR */
+	for (op = 0; op < ctx->nr_ops; op++) {
 		info->bytes += ctx->reg[op].sge.length;
+		info->wrs += ctx->reg[op].inv_wr.opcode == IB_WR_LOCAL_INV ?
+			3 : 2;
+	}
 	info->sges = ctx->nr_ops;
 	info->dir = ctx->reg[0].wr.wr.opcode == IB_WR_RDMA_WRITE ?
 		DMA_TO_DEVICE : DMA_FROM_DEVICE;
@@ -140,6 +144,7 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 		info->sges = 1;
 		info->dir = ctx->single.wr.wr.opcode == IB_WR_RDMA_WRITE ?
 			DMA_TO_DEVICE : DMA_FROM_DEVICE;
+		info->wrs = 1;
 		break;
 	case RDMA_RWX_CTX_MULTI:
 	case RDMA_RWX_CTX_MULTI_CACHED:
@@ -153,6 +158,7 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 			     last->wr.num_sge;
 		info->dir = last->wr.opcode == IB_WR_RDMA_WRITE ?
 			DMA_TO_DEVICE : DMA_FROM_DEVICE;
+		info->wrs = ctx->nr_ops;
 		break;
 	case RDMA_RWX_CTX_MR:
 	case RDMA_RWX_CTX_MR_BUILT:
@@ -165,13 +171,12 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 		rdma_rwx_reg_info(ctx, info);
 		break;
 	default:
-		return;
+		break;
 	}
-	info->wrs = ctx->nr_ops;
 }
 
 /*
- * rdma_rwx_count_init() - count and trace the outcome of a context init
+ * rdma_rwx_count_init_done() - the end of a context init, out of line
  * @qp: the QP it was set up on (NULL: counted without a device)
  * @port_num: its port
  * @ctx: the context; only read when @ret is not an error
@@ -179,55 +184,26 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
  * @dir: its direction
  * @ret: what the init returns (WRs, or -errno)
  * @flags: %RDMA_RWX_COUNT_BVEC for a context set up from a bio_vec array
- *	(counted in init_bvec as well as on its path)
  *
- * Counts the context's path, its MRs and its bytes by direction, or its
- * error by cause, on @qp's device.  The bio_vec init calls this with
- * %RDMA_RWX_COUNT_BVEC; every other init with 0.
+ * A failed init counts its error by cause; a successful one was counted
+ * on its path by the path (rdma_rwx_count_ctx()), and here only in
+ * init_bvec when @flags say so.  Either is traced (rwx_ctx_init).  The
+ * bio_vec init calls this with %RDMA_RWX_COUNT_BVEC, every other init
+ * with 0.
  */
-void rdma_rwx_count_init(struct ib_qp *qp, u32 port_num,
-			 const struct rdma_rw_ctx *ctx, u32 sg_cnt,
-			 enum dma_data_direction dir, int ret,
-			 unsigned int flags)
+void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
+			      const struct rdma_rw_ctx *ctx, u32 sg_cnt,
+			      enum dma_data_direction dir, int ret,
+			      unsigned int flags)
 {
 	struct ib_device *dev = qp && qp->pd ? qp->pd->device : NULL;
-	struct rdma_rwx_counters __percpu *c;
-	struct rdma_rwx_ctx_info info;
-	enum rdma_rwx_counter path;
 
-	if (ret < 0) {
+	if (ret < 0)
 		rdma_rwx_count(dev, rdma_rwx_err_counter(ret));
-		trace_rwx_ctx_init(dev, port_num, RWX_PATH_NONE, dir,
-				   sg_cnt, ret, 0, flags & RDMA_RWX_COUNT_BVEC);
-		return;
-	}
-	rdma_rwx_ctx_info(ctx, &info);
-	switch (info.path) {
-	case RWX_PATH_SGE_SINGLE:
-		path = RWX_CNT_INIT_SGE_SINGLE;
-		break;
-	case RWX_PATH_SGE_MULTI:
-		path = RWX_CNT_INIT_SGE_MULTI;
-		break;
-	case RWX_PATH_MR:
-		path = RWX_CNT_INIT_MR;
-		break;
-	default:
-		path = RWX_CNT_INIT_SIG;
-		break;
-	}
-
-	preempt_disable();
-	c = rdma_rwx_dev_counters(dev);
-	__this_cpu_inc(c->events[path]);
-	if (info.path >= RWX_PATH_MR)	/* one MR a WR */
-		__this_cpu_add(c->events[RWX_CNT_MRS], info.wrs);
-	__this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], info.bytes);
-	if (flags & RDMA_RWX_COUNT_BVEC)
-		__this_cpu_inc(c->events[RWX_CNT_INIT_BVEC]);
-	preempt_enable();
-	trace_rwx_ctx_init(dev, port_num, info.path, dir, sg_cnt, ret,
-			   info.bytes, flags & RDMA_RWX_COUNT_BVEC);
+	else if (flags & RDMA_RWX_COUNT_BVEC)
+		rdma_rwx_count(dev, RWX_CNT_INIT_BVEC);
+	trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, ret,
+			   flags & RDMA_RWX_COUNT_BVEC);
 }
 
 /* Sum a set's per-CPU counts and bases into @sum and @base. */

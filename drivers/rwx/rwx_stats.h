@@ -69,15 +69,15 @@ enum rdma_rwx_stat_path {
 struct rdma_rwx_ctx_info {
 	u8 path;	/* enum rdma_rwx_stat_path */
 	u8 dir;		/* enum dma_data_direction */
-	u32 wrs;	/* RDMA READ/WRITE WRs */
-	u32 sges;	/* ... and their SGEs */
+	u32 wrs;	/* WRs of the chain, REG_MR and LOCAL_INV too */
+	u32 sges;	/* SGEs of its READ/WRITE WRs */
 	u64 bytes;
 };
 
 void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 		       struct rdma_rwx_ctx_info *info);
 
-/* rdma_rwx_count_init() flags */
+/* rdma_rwx_count_init_done() flags */
 #define RDMA_RWX_COUNT_BVEC	0x1	/* set up by the bio_vec init */
 
 /* This CPU's last device: never NULL (rdma_rwx_nodev_stats at worst). */
@@ -115,10 +115,30 @@ static inline void rdma_rwx_count(struct ib_device *dev,
 	preempt_enable();
 }
 
-void rdma_rwx_count_init(struct ib_qp *qp, u32 port_num,
-			 const struct rdma_rw_ctx *ctx, u32 sg_cnt,
-			 enum dma_data_direction dir, int ret,
-			 unsigned int flags);
+/*
+ * A context set up on @dev: its path, the MRs it took, its bytes.  Each
+ * init path calls this where it knows them (at its end).
+ */
+static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
+					       enum rdma_rwx_counter path,
+					       u32 mrs, u64 bytes,
+					       enum dma_data_direction dir)
+{
+	struct rdma_rwx_counters __percpu *c;
+
+	preempt_disable();
+	c = rdma_rwx_dev_counters(dev);
+	__this_cpu_inc(c->events[path]);
+	if (mrs)
+		__this_cpu_add(c->events[RWX_CNT_MRS], mrs);
+	__this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], bytes);
+	preempt_enable();
+}
+
+void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
+			      const struct rdma_rw_ctx *ctx, u32 sg_cnt,
+			      enum dma_data_direction dir, int ret,
+			      unsigned int flags);
 
 /* For the KUnit suites (namespace RDMA_RWX_TESTING). */
 u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter);

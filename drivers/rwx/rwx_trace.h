@@ -46,11 +46,15 @@ static inline const char *rwx_dev_name(const struct ib_device *dev)
 			 { DMA_FROM_DEVICE, "read" }, { DMA_NONE, "none" },	\
 			 { DMA_BIDIRECTIONAL, "bidi" })
 
-/* wrs is what the init returns: WRs, or -errno (then result) */
+/*
+ * ret is what the init returns: WRs (then path, wrs and bytes are read
+ * back from the context), or -errno (result; path none).
+ */
 TRACE_EVENT(rwx_ctx_init,
-	    TP_PROTO(const struct ib_device *dev, u32 port, u8 path, u8 dir,
-		     u32 entries, int wrs, u64 bytes, bool bvec),
-	    TP_ARGS(dev, port, path, dir, entries, wrs, bytes, bvec),
+	    TP_PROTO(const struct ib_device *dev, u32 port,
+		     const struct rdma_rw_ctx *ctx, u32 entries, u8 dir,
+		     int ret, bool bvec),
+	    TP_ARGS(dev, port, ctx, entries, dir, ret, bvec),
 	    TP_STRUCT__entry(__string(device, rwx_dev_name(dev))
 			     __field(u32, port)
 			     __field(u8, path)
@@ -60,15 +64,18 @@ TRACE_EVENT(rwx_ctx_init,
 			     __field(u32, wrs)
 			     __field(u64, bytes)
 			     __field(int, result)),
-	    TP_fast_assign(rwx_assign_device();
+	    TP_fast_assign(struct rdma_rwx_ctx_info info;
+
+			   rdma_rwx_ctx_info(ret >= 0 ? ctx : NULL, &info);
+			   rwx_assign_device();
 			   __entry->port = port;
-			   __entry->path = path;
+			   __entry->path = info.path;
 			   __entry->dir = dir;
 			   __entry->bvec = bvec;
 			   __entry->entries = entries;
-			   __entry->wrs = wrs > 0 ? wrs : 0;
-			   __entry->bytes = bytes;
-			   __entry->result = wrs < 0 ? wrs : 0;),
+			   __entry->wrs = ret > 0 ? ret : 0;
+			   __entry->bytes = info.bytes;
+			   __entry->result = ret < 0 ? ret : 0;),
 	    TP_printk("device=%s port=%u path=%s dir=%s entries=%u wrs=%u bytes=%llu result=%d bvec=%u",
 		      __get_str(device), __entry->port,
 		      rwx_show_path(__entry->path), rwx_show_dir(__entry->dir),
