@@ -574,11 +574,14 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 
 	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, sg_offset,
 				remote_addr, rkey, dir);
-	if (ret < 0)
-		ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+	if (likely(ret >= 0)) {
+		/* counted on its path by rdma_rwx_init_wrs() */
+		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, ret, false);
+		return ret;
+	}
+	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 out_dead:
-	if (ret < 0)
-		ctx->type = RDMA_RWX_CTX_DEAD;
+	ctx->type = RDMA_RWX_CTX_DEAD;
 out_count:
 	rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 	return ret;
@@ -744,10 +747,7 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
 
-/*
- * The end of every destroy: the context dead, counted, @sg unmapped.  The
- * trace event comes before anything is freed (it reads the WRs).
- */
+/* The end of every destroy: the context dead, counted, @sg unmapped. */
 static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 						struct ib_qp *qp,
 						struct scatterlist *sg,
@@ -764,20 +764,10 @@ static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
  * line, so that destroying a single-entry one needs no stack frame.
  */
 static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
-					  struct ib_qp *qp, u32 port_num,
+					  struct ib_qp *qp,
 					  struct scatterlist *sg, u32 sg_cnt,
 					  enum dma_data_direction dir)
 {
-	switch (ctx->type) {
-	case RDMA_RWX_CTX_MULTI:
-	case RDMA_RWX_CTX_MULTI_CACHED:
-	case RDMA_RWX_CTX_MR:
-	case RDMA_RWX_CTX_MR_BUILT:
-		trace_rwx_ctx_destroy(qp->pd->device, port_num, ctx, sg_cnt, 0);
-		break;
-	default:
-		return;
-	}
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_MULTI:
 		kfree(ctx->map.wrs);	/* the SGEs share the allocation */
@@ -794,6 +784,37 @@ static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
 		return;
 	}
 	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
+}
+
+static __always_inline void __rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx,
+						   struct ib_qp *qp,
+						   struct scatterlist *sg,
+						   u32 sg_cnt,
+						   enum dma_data_direction dir)
+{
+	if (ctx->type != RDMA_RWX_CTX_SINGLE) {
+		rdma_rwx_destroy_wrs(ctx, qp, sg, sg_cnt, dir);
+		return;
+	}
+	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
+}
+
+/*
+ * A destroy with the rwx_ctx_destroy event on: the event (before anything
+ * is freed: it reads the WRs), then the destroy.  Apart, so that the
+ * destroy without it keeps no register across the event's call.
+ */
+static noinline void rdma_rwx_ctx_destroy_traced(struct rdma_rw_ctx *ctx,
+						 struct ib_qp *qp,
+						 u32 port_num,
+						 struct scatterlist *sg,
+						 u32 sg_cnt,
+						 enum dma_data_direction dir)
+{
+	/* A plain context it destroys; not a dead or signature one. */
+	if (ctx->type >= RDMA_RWX_CTX_SINGLE && ctx->type <= RDMA_RWX_CTX_MR_BUILT)
+		trace_rwx_ctx_destroy(qp->pd->device, port_num, ctx, sg_cnt, 0);
+	__rdma_rwx_ctx_destroy(ctx, qp, sg, sg_cnt, dir);
 }
 
 /**
@@ -815,11 +836,10 @@ void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 {
 	if (!ctx || !qp || !sg)
 		return;
-	if (ctx->type != RDMA_RWX_CTX_SINGLE) {
-		rdma_rwx_destroy_wrs(ctx, qp, port_num, sg, sg_cnt, dir);
+	if (trace_rwx_ctx_destroy_enabled()) {
+		rdma_rwx_ctx_destroy_traced(ctx, qp, port_num, sg, sg_cnt, dir);
 		return;
 	}
-	trace_rwx_ctx_destroy(qp->pd->device, port_num, ctx, sg_cnt, 0);
-	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
+	__rdma_rwx_ctx_destroy(ctx, qp, sg, sg_cnt, dir);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy, RDMA_RWX);
