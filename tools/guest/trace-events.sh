@@ -59,6 +59,7 @@ events() { grep -E " $2: " "$1" | sed "s/.* $2: //"; }
 
 part setup
 modprobe ib_core
+modprobe rdma_cm
 rdma_setup rxe || { echo "trace-events: rxe0 setup failed"; exit 2; }
 mountpoint -q $T || mount -t tracefs nodev $T
 insmod "$M/drivers/testing/loopback/rwx_loopback.ko" || exit 3
@@ -79,8 +80,9 @@ sed 's/^/  trace: /' /tmp/trace.txt | grep -v '^  trace: #' | head -n 20
 # The order: init, post, destroy, three times WRITE then three times READ.
 order=$(grep -oE ' rwx_ctx_(init|post|destroy): .* dir=(write|read)' /tmp/trace.txt |
 	sed -E 's/ rwx_ctx_([a-z]+): .* dir=([a-z]+)/\1-\2/' | tr '\n' ' ')
-want=""
-for d in write write write read read read; do want="$want init-$d post-$d destroy-$d "; done
+want=$(for d in write write write read read read; do
+	printf 'init-%s post-%s destroy-%s ' $d $d $d
+done)
 check "18 events, init/post/destroy per context, 3 WRITE then 3 READ" \
 	"got: $order" test "$order" = "$want"
 for d in write read; do
