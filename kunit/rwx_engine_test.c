@@ -18,6 +18,7 @@
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
 #include "../drivers/rwx/rwx_internal.h"
+#include "../drivers/rwx/rwx_stats.h"
 #include "rwx_loopback.h"
 #include "rwx_test_devs.h"
 
@@ -969,6 +970,319 @@ static void rwx_engine_map_faults(struct kunit *test)
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 0);
 }
 
+/* Every counter of one set (rdma_rwx_dev_counter()), and what moved it. */
+struct rwx_counts {
+	struct ib_device *dev;		/* NULL: the no-device set */
+	u64 v[RWX_CNT_NR];
+	u64 d[RWX_CNT_NR];		/* the deltas the next check expects */
+};
+
+static void rwx_counts_read(struct kunit *test, struct rwx_counts *c, u64 *v)
+{
+	u32 i;
+
+	for (i = 0; i < RWX_CNT_NR; i++) {
+		v[i] = rdma_rwx_dev_counter(c->dev, i);
+		KUNIT_ASSERT_NE_MSG(test, v[i], U64_MAX, "%s has no counter %s",
+				    c->dev ? c->dev->name : "(no device)",
+				    rdma_rwx_dev_counter_name(i));
+	}
+}
+
+static void rwx_counts_start(struct kunit *test, struct rwx_counts *c,
+			     struct ib_device *dev)
+{
+	c->dev = dev;
+	memset(c->d, 0, sizeof(c->d));
+	rwx_counts_read(test, c, c->v);
+}
+
+/*
+ * Every counter moved by exactly what c->d says since the last check (the
+ * others not at all); then the next check starts from here.
+ */
+static void rwx_counts_check(struct kunit *test, struct rwx_counts *c,
+			     const char *what)
+{
+	u64 now[RWX_CNT_NR];
+	u32 i;
+
+	rwx_counts_read(test, c, now);
+	for (i = 0; i < RWX_CNT_NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, now[i] - c->v[i], c->d[i],
+				    "%s: %s on %s", what,
+				    rdma_rwx_dev_counter_name(i),
+				    c->dev ? c->dev->name : "(no device)");
+	memcpy(c->v, now, sizeof(now));
+	memset(c->d, 0, sizeof(c->d));
+}
+
+/*
+ * One context of @n pages in direction @dir, each step checked: init
+ * counts its path, its MRs and its bytes; the post counts nothing; the
+ * destroy counts destroyed.  The path is the one the engine documents for
+ * the QP's capabilities.
+ */
+static void rwx_counters_context(struct kunit *test, struct rwx_counts *c,
+				 u32 n, enum dma_data_direction dir)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_loopback_wait *wait;
+	struct rdma_rwx_caps caps;
+	struct rdma_rw_ctx rw;
+	int ret;
+
+	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wait);
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	rwx_engine_pages(test, n);
+	ret = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), ctx->sgl, n,
+				0, ctx->remote_dma,
+				ctx->conn.pd->unsafe_global_rkey, dir);
+	KUNIT_ASSERT_GT(test, ret, 0);
+	if (rdma_rwx_needs_mr(&caps, dir, n)) {
+		c->d[RWX_CNT_INIT_MR] = 1;
+		c->d[RWX_CNT_MRS] = rw.nr_ops;	/* one MR a READ/WRITE WR */
+		KUNIT_EXPECT_EQ(test, rw.nr_ops, 1U);	/* n pages fit one MR */
+	} else {
+		c->d[n == 1 ? RWX_CNT_INIT_SGE_SINGLE : RWX_CNT_INIT_SGE_MULTI] = 1;
+	}
+	c->d[dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE : RWX_CNT_BYTES_READ] =
+		(u64)n * PAGE_SIZE;
+	rwx_counts_check(test, c, dir == DMA_TO_DEVICE ? "init WRITE" : "init READ");
+
+	rwx_loopback_wait_init(wait);
+	ret = rdma_rwx_ctx_post(&rw, rwx_qp(test), rwx_port(test), &wait->cqe,
+				NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret)
+		KUNIT_ASSERT_EQ(test, rwx_loopback_wait_for(wait), 0);
+	rwx_counts_check(test, c, "post");
+
+	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl, n, dir);
+	c->d[RWX_CNT_DESTROY] = 1;
+	rwx_counts_check(test, c, "destroy");
+	/* A second destroy does nothing, and counts nothing. */
+	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl, n, dir);
+	rwx_counts_check(test, c, "second destroy");
+}
+
+/*
+ * The same for a context from a bio_vec array of @n pages: its path's
+ * counters as for the scatterlist, and init_bvec beside them.
+ */
+static void rwx_counters_bvec(struct kunit *test, struct rwx_counts *c,
+			      u32 n, enum dma_data_direction dir)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct bvec_iter iter = { .bi_size = n * PAGE_SIZE };
+	struct rdma_rwx_caps caps;
+	struct bio_vec *bvecs;
+	struct rdma_rw_ctx rw;
+	u32 i;
+	int ret;
+
+	bvecs = kunit_kcalloc(test, n, sizeof(*bvecs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bvecs);
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	rwx_engine_pages(test, n);
+	for (i = 0; i < n; i++)
+		bvec_set_page(&bvecs[i], sg_page(&ctx->sgl[i]), PAGE_SIZE, 0);
+	ret = rdma_rwx_ctx_init_bvec(&rw, rwx_qp(test), rwx_port(test), bvecs,
+				     n, iter, ctx->remote_dma,
+				     ctx->conn.pd->unsafe_global_rkey, dir);
+	KUNIT_ASSERT_GT(test, ret, 0);
+	if (rdma_rwx_needs_mr(&caps, dir, n)) {
+		c->d[RWX_CNT_INIT_MR] = 1;
+		c->d[RWX_CNT_MRS] = rw.nr_ops;
+	} else {
+		c->d[n == 1 ? RWX_CNT_INIT_SGE_SINGLE : RWX_CNT_INIT_SGE_MULTI] = 1;
+	}
+	c->d[RWX_CNT_INIT_BVEC] = 1;
+	c->d[dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE : RWX_CNT_BYTES_READ] =
+		(u64)n * PAGE_SIZE;
+	rwx_counts_check(test, c, "bvec init");
+	rdma_rwx_ctx_destroy_bvec(&rw, rwx_qp(test), rwx_port(test), bvecs, n,
+				  dir);
+	c->d[RWX_CNT_DESTROY] = 1;
+	rwx_counts_check(test, c, "bvec destroy");
+	/* An empty iterator: -EINVAL, counted as such, not as a bvec init. */
+	iter.bi_size = 0;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init_bvec(&rw, rwx_qp(test),
+						     rwx_port(test), bvecs, n,
+						     iter, ctx->remote_dma,
+						     ctx->conn.pd->unsafe_global_rkey,
+						     dir), -EINVAL);
+	c->d[RWX_CNT_ERR_EINVAL] = 1;
+	rwx_counts_check(test, c, "bvec bad iterator");
+}
+
+/*
+ * The device's counters (<debugfs>/rdma_rwx/devices/<dev>/counters) over a
+ * known sequence of contexts and failures: each event moves exactly its
+ * counters, on its device only, and the no-device set moves only for a
+ * call that names no QP.
+ */
+static void rwx_engine_counters(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	const struct rwx_shape nine_gaps = {
+		.entries = 9, .len = 3000, .lead = 100,
+	};
+	struct rwx_counts c, nodev;
+	struct ib_sig_attrs sig = {};
+	struct rdma_rwx_caps caps;
+	struct rdma_rw_ctx rw[9];
+	struct ib_device *dev;
+	struct ib_qp *qp;
+	u32 port, rkey;
+	u64 remote;
+	int i, ret;
+
+	rwx_engine_ready(test);
+	qp = rwx_qp(test);
+	port = rwx_port(test);
+	dev = ctx->conn.device;
+	remote = ctx->remote_dma;
+	rkey = ctx->conn.pd->unsafe_global_rkey;
+	rdma_rwx_qp_caps(qp, port, &caps);
+	rwx_counts_start(test, &c, dev);
+	rwx_counts_start(test, &nodev, NULL);
+
+	rwx_counters_context(test, &c, 1, DMA_TO_DEVICE);
+	rwx_counters_context(test, &c, 1, DMA_FROM_DEVICE);
+	rwx_counters_context(test, &c, 3, DMA_TO_DEVICE);
+	rwx_counters_context(test, &c, 3, DMA_FROM_DEVICE);
+	rwx_counters_bvec(test, &c, 1, DMA_TO_DEVICE);
+	rwx_counters_bvec(test, &c, 3, DMA_FROM_DEVICE);
+
+	/* Bad input: -EINVAL, on the device when the call names one. */
+	rwx_engine_pages(test, 1);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init(&rw[0], qp, port, ctx->sgl, 1,
+						0, remote, rkey,
+						DMA_BIDIRECTIONAL), -EINVAL);
+	c.d[RWX_CNT_ERR_EINVAL] = 1;
+	rwx_counts_check(test, &c, "bad direction");
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init(&rw[0], qp, 0, ctx->sgl, 1, 0,
+						remote, rkey, DMA_TO_DEVICE),
+			-EINVAL);
+	c.d[RWX_CNT_ERR_EINVAL] = 1;
+	rwx_counts_check(test, &c, "bad port");
+	rwx_counts_check(test, &nodev, "errors on the device");
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init(&rw[0], NULL, port, ctx->sgl, 1,
+						0, remote, rkey, DMA_TO_DEVICE),
+			-EINVAL);
+	rwx_counts_check(test, &c, "no QP");
+	nodev.d[RWX_CNT_ERR_EINVAL] = 1;
+	rwx_counts_check(test, &nodev, "no QP");
+
+	/* Any other error: a signature context on a QP without integrity. */
+	sig.mem.sig_type = IB_SIG_TYPE_T10_DIF;
+	sig.mem.sig.dif.pi_interval = 512;
+	sig.mem.sig.dif.bg_type = IB_T10DIF_CRC;
+	KUNIT_EXPECT_EQ(test,
+			rdma_rwx_ctx_signature_init(&rw[0], qp, port, ctx->sgl,
+						    1, NULL, 0, &sig, remote,
+						    rkey, DMA_TO_DEVICE),
+			-EOPNOTSUPP);
+	c.d[RWX_CNT_ERR_OTHER] = 1;
+	rwx_counts_check(test, &c, "signature without integrity");
+
+#ifdef CONFIG_FAULT_INJECTION
+	/* The first allocation (this CPU's cache emptied) fails: -ENOMEM. */
+	rwx_engine_pages(test, 3);
+	migrate_disable();
+	rdma_rwx_buf_cache_empty_local();
+	current->fail_nth = 1;
+	ret = rdma_rwx_ctx_init(&rw[0], qp, port, ctx->sgl, 3, 0, remote, rkey,
+				DMA_TO_DEVICE);
+	current->fail_nth = 0;
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	c.d[RWX_CNT_ERR_ENOMEM] = 1;
+	rwx_counts_check(test, &c, "allocation failed");
+#endif
+
+	rwx_engine_pages(test, 2);
+	if (rdma_rwx_needs_mr(&caps, DMA_FROM_DEVICE, 2)) {
+		/* Eight contexts empty the pool: the ninth gets -EAGAIN. */
+		for (i = 0; i < 8; i++)
+			KUNIT_ASSERT_GT(test,
+					rdma_rwx_ctx_init(&rw[i], qp, port,
+							  ctx->sgl, 2, 0, remote,
+							  rkey, DMA_FROM_DEVICE),
+					0);
+		c.d[RWX_CNT_INIT_MR] = 8;
+		c.d[RWX_CNT_MRS] = 8;
+		c.d[RWX_CNT_BYTES_READ] = 8 * 2 * PAGE_SIZE;
+		rwx_counts_check(test, &c, "pool emptied");
+		KUNIT_EXPECT_EQ(test,
+				rdma_rwx_ctx_init(&rw[8], qp, port, ctx->sgl, 2,
+						  0, remote, rkey,
+						  DMA_FROM_DEVICE), -EAGAIN);
+		c.d[RWX_CNT_ERR_EAGAIN] = 1;
+		rwx_counts_check(test, &c, "pool empty");
+		for (i = 0; i < 8; i++)
+			rdma_rwx_ctx_destroy(&rw[i], qp, port, ctx->sgl, 2,
+					     DMA_FROM_DEVICE);
+		c.d[RWX_CNT_DESTROY] = 8;
+		rwx_counts_check(test, &c, "pool refilled");
+
+		/* Nine gapped entries need nine MRs; the pool has eight. */
+		rwx_engine_list(test, &nine_gaps);
+		KUNIT_EXPECT_EQ(test,
+				rdma_rwx_ctx_init(&rw[0], qp, port, ctx->sgl,
+						  ctx->nents, 0, remote, rkey,
+						  DMA_FROM_DEVICE), -ENOSPC);
+		c.d[RWX_CNT_ERR_ENOSPC] = 1;
+		rwx_counts_check(test, &c, "pool too small");
+	} else {
+		/*
+		 * The device prefers MRs for READs of more than 4 entries and
+		 * the QP has no pool: the SGE fallback.
+		 */
+		KUNIT_ASSERT_EQ(test, dev->attrs.max_sgl_rd, 0U);
+		KUNIT_ASSERT_NOT_NULL(test,
+				      kunit_alloc_resource(test, rwx_engine_sgl_rd_hold,
+							   rwx_engine_restore_sgl_rd,
+							   GFP_KERNEL, dev));
+		dev->attrs.max_sgl_rd = 4;
+		rwx_engine_pages(test, 8);
+		ret = rdma_rwx_ctx_init(&rw[0], qp, port, ctx->sgl, 8, 0, remote,
+					rkey, DMA_FROM_DEVICE);
+		KUNIT_ASSERT_EQ(test, ret, 1);
+		c.d[RWX_CNT_SGE_FALLBACK] = 1;
+		c.d[RWX_CNT_INIT_SGE_MULTI] = 1;
+		c.d[RWX_CNT_BYTES_READ] = 8 * PAGE_SIZE;
+		rwx_counts_check(test, &c, "SGE fallback");
+		rdma_rwx_ctx_destroy(&rw[0], qp, port, ctx->sgl, 8,
+				     DMA_FROM_DEVICE);
+		c.d[RWX_CNT_DESTROY] = 1;
+		rwx_counts_check(test, &c, "SGE fallback destroyed");
+		dev->attrs.max_sgl_rd = 0;
+	}
+	rwx_counts_check(test, &nodev, "the sequence");
+}
+
+/*
+ * A device that appears gets counters of its own, all zero, and counts
+ * only its own contexts (each test device is new to the engine).
+ */
+static void rwx_engine_counters_tdev(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_counts c;
+	u32 i;
+
+	rwx_engine_ready(test);
+	rwx_counts_start(test, &c, ctx->conn.device);
+	for (i = 0; i < RWX_CNT_NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, c.v[i], 0ULL, "new device: %s",
+				    rdma_rwx_dev_counter_name(i));
+	rwx_counters_context(test, &c, 1, DMA_TO_DEVICE);
+	rwx_counters_context(test, &c, 4, DMA_FROM_DEVICE);
+}
+
 static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_data, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_data_tdev, rwx_test_tdev_gen_params),
@@ -981,6 +1295,8 @@ static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_alloc_fail, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_buf_cache, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sizing, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_counters, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_counters_tdev, rwx_test_tdev_gen_params),
 	{}
 };
 

@@ -172,6 +172,13 @@ kunit_lane() {
 			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 	fi
+	# The engine's counters and trace events over a known sequence
+	# of contexts (tracefs, trace-cmd, perf, bpftrace).
+	if [ "$stock_ok" = 0 ]; then
+		vm_run trace-events "$STOCK_KERNEL" "$STOCK_INITRD" \
+			"$RWX_ROOT/tools/guest/trace-events.sh" 600 \
+			-e "RWX_MODDIR=$RWX_BUILD/mod-6.12"
+	fi
 	if [ "$stock61_ok" = 0 ]; then
 		vm_run smoke-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" \
 			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
@@ -310,6 +317,14 @@ record_runs '^nvmeof: (FAILED|fio verified|engine paths|host saw)' $NVMEOF_RUNS
 suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served)' $ISER_RUNS
+
+suite trace-events
+if [ -f "$RWX_BUILD/vm/trace-events/judgement" ]; then
+	vm_record trace-events
+	record_guest_checks "$RWX_BUILD/vm/trace-events/console.log"
+else
+	fail "trace-events" "not run: the module did not build against Debian 6.12"
+fi
 
 # make bench's pieces, once and short: the figures are not judged, only
 # that its guests ran and its tables came out whole.

@@ -22,7 +22,8 @@ libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
 xz-utils zstd rsync gcc make patch util-linux groff-base pkgconf
 nvme-cli fio targetcli-fb open-iscsi dbus-daemon valgrind
-debhelper dh-dkms dkms lintian"
+debhelper dh-dkms dkms lintian
+trace-cmd linux-perf bpftrace"
 
 # A warm run must not touch apt: done when everything installed last time
 # is still there.  RWX_DEPS_REFRESH=1 looks for newer kernel packages.

@@ -27,6 +27,7 @@
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 #include "rwx_stats.h"
+#include "rwx_trace.h"
 
 /*
  * An MR context from bvecs: the op array, as every MR context has it in
@@ -379,7 +380,7 @@ static noinline int rdma_rwx_bvec_init_wrs(struct rdma_rw_ctx *ctx,
 		if ((ret != -EAGAIN && ret != -ENOSPC) ||
 		    !rdma_rwx_sge_fallback(&caps, dir))
 			return ret;
-		rdma_rwx_count(RWX_CNT_SGE_FALLBACK);
+		rdma_rwx_count(qp->pd->device, RWX_CNT_SGE_FALLBACK);
 	}
 	ret = rdma_rwx_layout_sge(&caps, dir, nents, &layout);
 	if (ret)
@@ -389,17 +390,18 @@ static noinline int rdma_rwx_bvec_init_wrs(struct rdma_rw_ctx *ctx,
 }
 
 /*
- * The counters know the scatterlist tags: count a bvec context as its
- * scatterlist twin.
+ * Count a bvec context set up on the SGE path on its path's line (the MR
+ * path counts itself, in rdma_rwx_init_mr_wrs()).
  */
-static void rdma_rwx_bvec_count_init(struct rdma_rw_ctx *ctx, int ret)
+static void rdma_rwx_bvec_count_sge(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				    u64 bytes, enum dma_data_direction dir)
 {
-	u8 type = ctx->type;
-
-	if (ret >= 0)
-		ctx->type = type - RDMA_RWX_CTX_BVEC_SINGLE + RDMA_RWX_CTX_SINGLE;
-	rdma_rwx_count_init(ctx, ret);
-	ctx->type = type;
+	if (ctx->type == RDMA_RWX_CTX_BVEC_SINGLE)
+		rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_SINGLE, 0,
+				   bytes, dir);
+	else if (ctx->type != RDMA_RWX_CTX_BVEC_MR)
+		rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_MULTI, 0,
+				   bytes, dir);
 }
 
 /**
@@ -468,7 +470,7 @@ int rdma_rwx_ctx_init_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		.bvecs = bvecs, .idx = iter.bi_idx,
 		.done = iter.bi_bvec_done, .left = iter.bi_size,
 	};
-	u32 nents;
+	u32 nents = 0;
 	int ret;
 
 	if (!ctx || !qp || !rdma_rwx_dir_valid(dir) ||
@@ -482,22 +484,18 @@ int rdma_rwx_ctx_init_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (nents == 1 && rdma_rwx_single_sge(qp, port_num, dir)) {
 		ret = rdma_rwx_bvec_single(ctx, qp, &cur, remote_addr, rkey,
 					   dir);
-		if (ret > 0) {
-			rdma_rwx_count_init_single();
-			return ret;
-		}
 	} else {
 		ret = rdma_rwx_bvec_init_wrs(ctx, qp, port_num, &cur, nents,
 					     remote_addr, rkey, dir);
 	}
+	if (ret >= 0)
+		rdma_rwx_bvec_count_sge(ctx, qp, iter.bi_size, dir);
 out:
-	if (ret < 0) {
-		if (ctx)
-			ctx->type = RDMA_RWX_CTX_DEAD;
-		rdma_rwx_count_init(ctx, ret);
-		return ret;
-	}
-	rdma_rwx_bvec_count_init(ctx, ret);
+	if (ret < 0 && ctx)
+		ctx->type = RDMA_RWX_CTX_DEAD;
+	/* init_bvec, or the error by cause; the rwx_ctx_init event */
+	rdma_rwx_count_init_done(qp, port_num, ctx, nents, dir, ret,
+				 RDMA_RWX_COUNT_BVEC);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init_bvec, RDMA_RWX);
@@ -541,6 +539,10 @@ void rdma_rwx_ctx_destroy_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (!ctx || !qp)
 		return;
 	dev = qp->pd->device;
+	/* The event reads the WRs: before anything is freed. */
+	if (ctx->type >= RDMA_RWX_CTX_BVEC_SINGLE &&
+	    ctx->type <= RDMA_RWX_CTX_BVEC_MR_BUILT)
+		trace_rwx_ctx_destroy(dev, port_num, ctx, nr_bvec, 0);
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_BVEC_SINGLE:
 		rdma_rwx_bvec_unmap_sges(dev, &ctx->single.sge, 1,
@@ -571,6 +573,6 @@ void rdma_rwx_ctx_destroy_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return;
 	}
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	rdma_rwx_count_destroy();
+	rdma_rwx_count(dev, RWX_CNT_DESTROY);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy_bvec, RDMA_RWX);

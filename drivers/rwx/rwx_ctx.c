@@ -17,6 +17,7 @@
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 #include "rwx_stats.h"
+#include "rwx_trace.h"
 
 /**
  * rdma_rwx_qp_caps() - the capabilities the WR layout depends on
@@ -57,6 +58,7 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 {
 	u32 lkey = qp->pd->local_dma_lkey, nents, left, op, i;
 	enum ib_wr_opcode opcode = rdma_rwx_sge_opcode(dir);
+	u64 start = remote_addr;
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sge;
 	size_t size;
@@ -65,6 +67,8 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (nents == 1) {
 		rdma_rwx_init_single_wr(ctx, qp, sg, offset, remote_addr, rkey,
 					dir);
+		rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_SINGLE, 0,
+				   ctx->single.sge.length, dir);
 		return 1;
 	}
 	/* One buffer: the WR array, then the SGE array. */
@@ -102,6 +106,9 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		wr->wr.next = op + 1 < layout->nr_ops ? &wrs[op + 1].wr : NULL;
 	}
 	ctx->nr_ops = layout->nr_ops;
+	/* remote_addr moved on by each SGE's length */
+	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_MULTI, 0,
+			   remote_addr - start, dir);
 	return layout->nr_ops;
 }
 
@@ -366,6 +373,7 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	/* No division for the common list that fits one MR. */
 	u32 room = pos.nents <= budget ? 1 : DIV_ROUND_UP(pos.nents, budget);
 	bool cached = room <= RDMA_RWX_BUF_REGS;
+	u64 start = remote_addr;
 	int ret, count = 0;
 
 	if (cached) {
@@ -403,6 +411,8 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ctx->nr_ops = op;
 	ctx->type = RDMA_RWX_CTX_MR;
 	rdma_rwx_link_mr_wrs(ctx);
+	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_MR, op,
+			   remote_addr - start, dir);
 	return count;
 }
 
@@ -435,7 +445,7 @@ static noinline int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx,
 		if ((ret != -EAGAIN && ret != -ENOSPC) ||
 		    !rdma_rwx_sge_fallback(&caps, dir))
 			return ret;
-		rdma_rwx_count(RWX_CNT_SGE_FALLBACK);
+		rdma_rwx_count(qp->pd->device, RWX_CNT_SGE_FALLBACK);
 	}
 	ret = rdma_rwx_layout_sge(&caps, dir, pos.nents, &layout);
 	if (ret)
@@ -487,37 +497,42 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	int ret, nents;
 
 	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir)) {
-		rdma_rwx_count(RWX_CNT_ERR_EINVAL);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_count;
 	}
 	dev = qp->pd->device;
 	if (!rdma_rwx_port_valid(dev, port_num)) {
-		ctx->type = RDMA_RWX_CTX_DEAD;
-		rdma_rwx_count(RWX_CNT_ERR_EINVAL);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_dead;
 	}
 	nents = rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir);
 	if (!nents) {
-		ctx->type = RDMA_RWX_CTX_DEAD;
-		rdma_rwx_count(RWX_CNT_ERR_ENOMEM);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_dead;
 	}
 
 	if (nents == 1 && sg_offset < sg_dma_len(sg) &&
 	    rdma_rwx_single_sge(qp, port_num, dir)) {
 		rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset, remote_addr,
 					rkey, dir);
-		rdma_rwx_count_init_single();
+		rdma_rwx_count_ctx(dev, RWX_CNT_INIT_SGE_SINGLE, 0,
+				   ctx->single.sge.length, dir);
+		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, 1, false);
 		return 1;
 	}
 
 	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, sg_offset,
 				remote_addr, rkey, dir);
-	if (ret < 0) {
-		ctx->type = RDMA_RWX_CTX_DEAD;
-		ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+	if (likely(ret >= 0)) {
+		/* counted on its path by rdma_rwx_init_wrs() */
+		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, ret, false);
+		return ret;
 	}
-	rdma_rwx_count_init(ctx, ret);
+	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+out_dead:
+	ctx->type = RDMA_RWX_CTX_DEAD;
+out_count:
+	rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init, RDMA_RWX);
@@ -686,15 +701,20 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	struct ib_send_wr *first;
 	int ret;
 
-	if (!qp)
+	if (!qp) {
+		trace_rwx_ctx_post(NULL, port_num, ctx, 0, -EINVAL);
 		return -EINVAL;
+	}
 	first = rdma_rwx_ctx_wrs(ctx, qp, port_num, cqe, chain_wr);
-	if (!first)
+	if (!first) {
+		trace_rwx_ctx_post(qp->pd->device, port_num, ctx, 0, -EINVAL);
 		return -EINVAL;
+	}
 	bad_wr = first;		/* drivers that refuse a whole post may not set it */
 	ret = ib_post_send(qp, first, &bad_wr);
 	if (ret && rdma_rwx_built(ctx))
 		rdma_rwx_unpost(ctx, bad_wr);
+	trace_rwx_ctx_post(qp->pd->device, port_num, ctx, 0, ret);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
@@ -707,7 +727,7 @@ static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 						enum dma_data_direction dir)
 {
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	rdma_rwx_count_destroy();
+	rdma_rwx_count(qp->pd->device, RWX_CNT_DESTROY);
 	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
 }
 
@@ -738,6 +758,37 @@ static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
 	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
 }
 
+static __always_inline void __rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx,
+						   struct ib_qp *qp,
+						   struct scatterlist *sg,
+						   u32 sg_cnt,
+						   enum dma_data_direction dir)
+{
+	if (ctx->type != RDMA_RWX_CTX_SINGLE) {
+		rdma_rwx_destroy_wrs(ctx, qp, sg, sg_cnt, dir);
+		return;
+	}
+	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
+}
+
+/*
+ * A destroy with the rwx_ctx_destroy event on: the event (before anything
+ * is freed: it reads the WRs), then the destroy.  Apart, so that the
+ * destroy without it keeps no register across the event's call.
+ */
+static noinline void rdma_rwx_ctx_destroy_traced(struct rdma_rw_ctx *ctx,
+						 struct ib_qp *qp,
+						 u32 port_num,
+						 struct scatterlist *sg,
+						 u32 sg_cnt,
+						 enum dma_data_direction dir)
+{
+	/* A plain context it destroys; not a dead or signature one. */
+	if (ctx->type >= RDMA_RWX_CTX_SINGLE && ctx->type <= RDMA_RWX_CTX_MR_BUILT)
+		trace_rwx_ctx_destroy(qp->pd->device, port_num, ctx, sg_cnt, 0);
+	__rdma_rwx_ctx_destroy(ctx, qp, sg, sg_cnt, dir);
+}
+
 /**
  * rdma_rwx_ctx_destroy() - release what rdma_rwx_ctx_init() took
  * @ctx: context to release
@@ -757,10 +808,10 @@ void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 {
 	if (!ctx || !qp || !sg)
 		return;
-	if (ctx->type != RDMA_RWX_CTX_SINGLE) {
-		rdma_rwx_destroy_wrs(ctx, qp, sg, sg_cnt, dir);
+	if (trace_rwx_ctx_destroy_enabled()) {
+		rdma_rwx_ctx_destroy_traced(ctx, qp, port_num, sg, sg_cnt, dir);
 		return;
 	}
-	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
+	__rdma_rwx_ctx_destroy(ctx, qp, sg, sg_cnt, dir);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy, RDMA_RWX);

@@ -5,8 +5,8 @@
  * Module parameters and entry points.  The engine itself is in
  * rwx_layout.c (WR layout), rwx_ctx.c (contexts), rwx_sig.c (signature
  * contexts), rwx_bvec.c (contexts from bio_vecs), rwx_qp.c (sizing),
- * rwx_stats.c (counters) and rwx_bufcache.c (the buffers of small
- * contexts).
+ * rwx_stats.c (counters and trace events) and rwx_bufcache.c (the
+ * buffers of small contexts).
  */
 
 #include <linux/module.h>
@@ -21,9 +21,8 @@ MODULE_PARM_DESC(force_mr,
 
 static int __init rdma_rwx_init(void)
 {
-	rdma_rwx_stats_init();
 	rdma_rwx_bvec_setup();
-	return 0;
+	return rdma_rwx_stats_init();
 }
 
 static void __exit rdma_rwx_exit(void)

@@ -17,6 +17,7 @@
 #include <rdma/signature.h>
 #include "rwx_internal.h"
 #include "rwx_stats.h"
+#include "rwx_trace.h"
 
 static bool rdma_rwx_sig_domain_valid(const struct ib_sig_domain *domain)
 {
@@ -120,6 +121,7 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ctx->nr_ops = 1;
 	ctx->type = RDMA_RWX_CTX_SIG;
 	rdma_rwx_link_mr_wrs(ctx);
+	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SIG, 1, length, dir);
 	return count;
 
 out_put:
@@ -198,7 +200,7 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    prot_nents ? prot_sg : NULL, prot_nents,
 				    sig_attrs, remote_addr, rkey, dir);
 	if (ret >= 0) {
-		rdma_rwx_count_init(ctx, ret);
+		rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 		return ret;
 	}
 
@@ -207,7 +209,7 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 out_unmap:
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 out_count:
-	rdma_rwx_count_init(ctx, ret);
+	rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_signature_init, RDMA_RWX);
@@ -246,6 +248,7 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return;
 
 	dev = qp->pd->device;
+	trace_rwx_ctx_destroy(dev, port_num, ctx, sg_cnt, 0);
 	/*
 	 * mlx5 refuses to register an integrity MR again until its status
 	 * was read since the last registration; a ULP reads it only after a
@@ -260,6 +263,6 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (prot_sg && prot_sg_cnt)
 		ib_dma_unmap_sg(dev, prot_sg, prot_sg_cnt, dir);
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
-	rdma_rwx_count_destroy();
+	rdma_rwx_count(dev, RWX_CNT_DESTROY);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy_signature, RDMA_RWX);

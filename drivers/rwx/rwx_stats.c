@@ -1,17 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rdma_rwx counters in debugfs: <debugfs>/rdma_rwx/counters holds one
- * "name value" line per counter; writing anything to it zeroes the event
- * counts (contexts_live, a gauge, stays).  Counts since the last reset are
- * the per-CPU counts less their values at the reset.
+ * rdma_rwx counters and trace events.
+ *
+ * Each RDMA device gets a set of per-CPU counters when it appears (an
+ * ib_client's add callback) and loses it when it goes (remove); calls that
+ * name no device (a NULL QP), and contexts destroyed after their device
+ * went, count in a set of their own.  In debugfs:
+ *
+ *   <debugfs>/rdma_rwx/counters                  the sum over every set,
+ *                                                  removed devices included
+ *   <debugfs>/rdma_rwx/devices/<ibdev>/counters  one device
+ *
+ * Each holds one "name value" line per counter; writing anything to one
+ * zeroes its event counts (the global file: every device's), while
+ * contexts_live, a gauge, stays.  Counts since the last reset are the
+ * per-CPU counts less their values at the reset.
+ *
+ * The hot path finds a device's counters in a per-CPU one-entry cache
+ * (rdma_rwx_last_stats) under preempt_disable(); removal takes the set
+ * out of the device's client data and out of every CPU's cache, and waits
+ * for an RCU grace period (which covers preemption-disabled sections)
+ * before it folds the counts into the removed-devices total and frees it.
  */
 
+#define CREATE_TRACE_POINTS
+#include "rwx_trace.h"
+
 #include <linux/debugfs.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include "rwx_internal.h"
 #include "rwx_stats.h"
 
-DEFINE_PER_CPU(struct rdma_rwx_counters, rdma_rwx_counters);
+static DEFINE_PER_CPU(struct rdma_rwx_counters, rdma_rwx_nodev_counters);
+
+/* Calls without a device, and contexts that outlived theirs. */
+static struct rdma_rwx_dev_stats rdma_rwx_nodev_stats = {
+	.pcpu = &rdma_rwx_nodev_counters,
+};
+
+/*
+ * Set in rdma_rwx_stats_init(): a module's per-CPU initialisers get no
+ * relocations, so a pointer in one would be NULL.
+ */
+DEFINE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
+
+/* Protects the device list, the removed total and the debugfs tree. */
+static DEFINE_MUTEX(rdma_rwx_stats_lock);
+static LIST_HEAD(rdma_rwx_devices);
+/* The counts of removed devices (CPU-less: folded under the lock). */
+static struct rdma_rwx_counters rdma_rwx_removed;
+
+static struct dentry *rdma_rwx_debugfs, *rdma_rwx_debugfs_devices;
 
 static const char *const rdma_rwx_counter_names[RWX_CNT_NR] = {
 	[RWX_CNT_INIT_SGE_SINGLE] = "init_sge_single",
@@ -26,9 +67,29 @@ static const char *const rdma_rwx_counter_names[RWX_CNT_NR] = {
 	[RWX_CNT_ERR_EINVAL] = "err_einval",
 	[RWX_CNT_ERR_ENOMEM] = "err_enomem",
 	[RWX_CNT_ERR_OTHER] = "err_other",
+	[RWX_CNT_INIT_BVEC] = "init_bvec",
+	[RWX_CNT_BYTES_WRITE] = "bytes_write",
+	[RWX_CNT_BYTES_READ] = "bytes_read",
 };
 
-static struct dentry *rdma_rwx_debugfs;
+static struct ib_client rdma_rwx_client;
+
+/*
+ * This CPU's cache missed: look @dev's set up (its client data) and make
+ * it this CPU's last device.  A device without a set (its add failed, or
+ * it is going away) counts in the no-device set, uncached.
+ */
+struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev)
+{
+	struct rdma_rwx_dev_stats *s = NULL;
+
+	if (dev)
+		s = ib_get_client_data(dev, &rdma_rwx_client);
+	if (!s)
+		return rdma_rwx_nodev_stats.pcpu;
+	__this_cpu_write(rdma_rwx_last_stats, s);
+	return s->pcpu;
+}
 
 static enum rdma_rwx_counter rdma_rwx_err_counter(int err)
 {
@@ -46,40 +107,118 @@ static enum rdma_rwx_counter rdma_rwx_err_counter(int err)
 	}
 }
 
-/* Count the outcome of a context init: its path, or its error. */
-void rdma_rwx_count_init(const struct rdma_rw_ctx *ctx, int ret)
+static void rdma_rwx_reg_info(const struct rdma_rw_ctx *ctx,
+			      struct rdma_rwx_ctx_info *info)
 {
-	if (ret < 0) {
-		rdma_rwx_count(rdma_rwx_err_counter(ret));
-		return;
+	u32 op;
+
+	/* [LOCAL_INV,] REG_MR and the READ/WRITE of each MR */
+	for (op = 0; op < ctx->nr_ops; op++) {
+		info->bytes += ctx->reg[op].sge.length;
+		info->wrs += ctx->reg[op].inv_wr.opcode == IB_WR_LOCAL_INV ?
+			3 : 2;
 	}
+	info->sges = ctx->nr_ops;
+	info->dir = ctx->reg[0].wr.wr.opcode == IB_WR_RDMA_WRITE ?
+		DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
+/*
+ * rdma_rwx_ctx_info() - what a live context will move, read from its WRs
+ * @ctx: the context (a dead one has path none and moves nothing)
+ * @info: filled in
+ */
+void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
+		       struct rdma_rwx_ctx_info *info)
+{
+	const struct ib_rdma_wr *last;
+	u32 i;
+
+	memset(info, 0, sizeof(*info));
+	if (!ctx)
+		return;
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_SINGLE:
-		rdma_rwx_count(RWX_CNT_INIT_SGE_SINGLE);
+	case RDMA_RWX_CTX_BVEC_SINGLE:
+		info->path = RWX_PATH_SGE_SINGLE;
+		info->bytes = ctx->single.sge.length;
+		info->sges = 1;
+		info->dir = ctx->single.wr.wr.opcode == IB_WR_RDMA_WRITE ?
+			DMA_TO_DEVICE : DMA_FROM_DEVICE;
+		info->wrs = 1;
 		break;
 	case RDMA_RWX_CTX_MULTI:
 	case RDMA_RWX_CTX_MULTI_CACHED:
-		rdma_rwx_count(RWX_CNT_INIT_SGE_MULTI);
+	case RDMA_RWX_CTX_BVEC_MULTI:
+	case RDMA_RWX_CTX_BVEC_MULTI_CACHED:
+		/* Each WR starts where the one before ended. */
+		info->path = RWX_PATH_SGE_MULTI;
+		last = &ctx->map.wrs[ctx->nr_ops - 1];
+		info->bytes = last->remote_addr - ctx->map.wrs[0].remote_addr;
+		for (i = 0; i < last->wr.num_sge; i++)
+			info->bytes += last->wr.sg_list[i].length;
+		info->sges = (ctx->nr_ops - 1) * ctx->map.wrs[0].wr.num_sge +
+			     last->wr.num_sge;
+		info->dir = last->wr.opcode == IB_WR_RDMA_WRITE ?
+			DMA_TO_DEVICE : DMA_FROM_DEVICE;
+		info->wrs = ctx->nr_ops;
 		break;
 	case RDMA_RWX_CTX_MR:
-		rdma_rwx_count(RWX_CNT_INIT_MR);
-		this_cpu_add(rdma_rwx_counters.events[RWX_CNT_MRS], ctx->nr_ops);
+	case RDMA_RWX_CTX_MR_BUILT:
+	case RDMA_RWX_CTX_BVEC_MR:
+	case RDMA_RWX_CTX_BVEC_MR_BUILT:
+		info->path = RWX_PATH_MR;
+		rdma_rwx_reg_info(ctx, info);
+		break;
+	case RDMA_RWX_CTX_SIG:
+	case RDMA_RWX_CTX_SIG_BUILT:
+		info->path = RWX_PATH_SIG;
+		rdma_rwx_reg_info(ctx, info);
 		break;
 	default:
-		rdma_rwx_count(RWX_CNT_INIT_SIG);
-		rdma_rwx_count(RWX_CNT_MRS);
 		break;
 	}
 }
 
-static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
+/*
+ * rdma_rwx_count_init_done() - the end of a context init, out of line
+ * @qp: the QP it was set up on (NULL: counted without a device)
+ * @port_num: its port
+ * @ctx: the context; only read when @ret is not an error
+ * @sg_cnt: the entries it was given
+ * @dir: its direction
+ * @ret: what the init returns (WRs, or -errno)
+ * @flags: %RDMA_RWX_COUNT_BVEC for a context set up from a bio_vec array
+ *
+ * A failed init counts its error by cause; a successful one was counted
+ * on its path by the path (rdma_rwx_count_ctx()), and here only in
+ * init_bvec when @flags say so.  Either is traced (rwx_ctx_init).  The
+ * bio_vec init calls this with %RDMA_RWX_COUNT_BVEC, every other init
+ * with 0.
+ */
+void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
+			      const struct rdma_rw_ctx *ctx, u32 sg_cnt,
+			      enum dma_data_direction dir, int ret,
+			      unsigned int flags)
 {
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {}, inits;
+	struct ib_device *dev = qp && qp->pd ? qp->pd->device : NULL;
+
+	if (ret < 0)
+		rdma_rwx_count(dev, rdma_rwx_err_counter(ret));
+	else if (flags & RDMA_RWX_COUNT_BVEC)
+		rdma_rwx_count(dev, RWX_CNT_INIT_BVEC);
+	trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, ret,
+			   flags & RDMA_RWX_COUNT_BVEC);
+}
+
+/* Sum a set's per-CPU counts and bases into @sum and @base. */
+static void rdma_rwx_sum(struct rdma_rwx_counters __percpu *pcpu,
+			 u64 *sum, u64 *base)
+{
 	int cpu, i;
 
 	for_each_possible_cpu(cpu) {
-		const struct rdma_rwx_counters *c =
-			per_cpu_ptr(&rdma_rwx_counters, cpu);
+		const struct rdma_rwx_counters *c = per_cpu_ptr(pcpu, cpu);
 
 		for (i = 0; i < RWX_CNT_NR; i++)
 			base[i] += READ_ONCE(c->base[i]);
@@ -88,7 +227,26 @@ static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
 		for (i = 0; i < RWX_CNT_NR; i++)
 			sum[i] += READ_ONCE(c->events[i]);
 	}
-	for (i = 0; i < RWX_CNT_NR; i++)
+}
+
+static void rdma_rwx_reset(struct rdma_rwx_counters __percpu *pcpu)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct rdma_rwx_counters *c = per_cpu_ptr(pcpu, cpu);
+
+		for (i = 0; i < RWX_CNT_NR; i++)
+			WRITE_ONCE(c->base[i], READ_ONCE(c->events[i]));
+	}
+}
+
+static void rdma_rwx_show(struct seq_file *m, const u64 *sum, const u64 *base)
+{
+	u64 inits;
+	int i;
+
+	for (i = 0; i < RWX_CNT_INIT_BVEC; i++)
 		seq_printf(m, "%s %llu\n", rdma_rwx_counter_names[i],
 			   sum[i] - base[i]);
 	inits = sum[RWX_CNT_INIT_SGE_SINGLE] + sum[RWX_CNT_INIT_SGE_MULTI] +
@@ -96,6 +254,29 @@ static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
 	/* Signed: a context destroyed on another CPU may be read first. */
 	seq_printf(m, "contexts_live %lld\n",
 		   (s64)(inits - sum[RWX_CNT_DESTROY]));
+	/* Counters added after contexts_live follow it, in their order. */
+	for (i = RWX_CNT_INIT_BVEC; i < RWX_CNT_NR; i++)
+		seq_printf(m, "%s %llu\n", rdma_rwx_counter_names[i],
+			   sum[i] - base[i]);
+}
+
+/* The global file: every set, and the removed devices' total. */
+static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
+{
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	struct rdma_rwx_dev_stats *s;
+	int i;
+
+	mutex_lock(&rdma_rwx_stats_lock);
+	rdma_rwx_sum(rdma_rwx_nodev_stats.pcpu, sum, base);
+	list_for_each_entry(s, &rdma_rwx_devices, node)
+		rdma_rwx_sum(s->pcpu, sum, base);
+	for (i = 0; i < RWX_CNT_NR; i++) {
+		sum[i] += rdma_rwx_removed.events[i];
+		base[i] += rdma_rwx_removed.base[i];
+	}
+	mutex_unlock(&rdma_rwx_stats_lock);
+	rdma_rwx_show(m, sum, base);
 	return 0;
 }
 
@@ -108,14 +289,15 @@ static ssize_t rdma_rwx_counters_reset(struct file *file,
 				       const char __user *buf, size_t len,
 				       loff_t *ppos)
 {
-	int cpu, i;
+	struct rdma_rwx_dev_stats *s;
 
-	for_each_possible_cpu(cpu) {
-		struct rdma_rwx_counters *c = per_cpu_ptr(&rdma_rwx_counters, cpu);
-
-		for (i = 0; i < RWX_CNT_NR; i++)
-			WRITE_ONCE(c->base[i], READ_ONCE(c->events[i]));
-	}
+	mutex_lock(&rdma_rwx_stats_lock);
+	rdma_rwx_reset(rdma_rwx_nodev_stats.pcpu);
+	list_for_each_entry(s, &rdma_rwx_devices, node)
+		rdma_rwx_reset(s->pcpu);
+	memcpy(rdma_rwx_removed.base, rdma_rwx_removed.events,
+	       sizeof(rdma_rwx_removed.base));
+	mutex_unlock(&rdma_rwx_stats_lock);
 	return len;
 }
 
@@ -128,15 +310,201 @@ static const struct file_operations rdma_rwx_counters_fops = {
 	.write = rdma_rwx_counters_reset,
 };
 
-void rdma_rwx_stats_init(void)
+/*
+ * One device's file.  debugfs keeps the set alive while a read or write
+ * runs: removal takes the file away (waiting for them) before the set goes.
+ */
+static int rdma_rwx_dev_counters_show(struct seq_file *m, void *unused)
 {
-	/* Counting works without debugfs; only the file is missing then. */
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	struct rdma_rwx_dev_stats *s = m->private;
+
+	rdma_rwx_sum(s->pcpu, sum, base);
+	rdma_rwx_show(m, sum, base);
+	return 0;
+}
+
+static int rdma_rwx_dev_counters_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rdma_rwx_dev_counters_show, inode->i_private);
+}
+
+static ssize_t rdma_rwx_dev_counters_reset(struct file *file,
+					   const char __user *buf, size_t len,
+					   loff_t *ppos)
+{
+	struct rdma_rwx_dev_stats *s =
+		((struct seq_file *)file->private_data)->private;
+
+	rdma_rwx_reset(s->pcpu);
+	return len;
+}
+
+static const struct file_operations rdma_rwx_dev_counters_fops = {
+	.owner = THIS_MODULE,
+	.open = rdma_rwx_dev_counters_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = rdma_rwx_dev_counters_reset,
+};
+
+/* devices/<name>/counters for @s, under rdma_rwx_stats_lock. */
+static void rdma_rwx_dev_debugfs(struct rdma_rwx_dev_stats *s)
+{
+	s->dir = debugfs_create_dir(dev_name(&s->dev->dev),
+				    rdma_rwx_debugfs_devices);
+	debugfs_create_file("counters", 0600, s->dir, s,
+			    &rdma_rwx_dev_counters_fops);
+}
+
+static int rdma_rwx_add_one(struct ib_device *dev)
+{
+	struct rdma_rwx_dev_stats *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->pcpu = alloc_percpu(struct rdma_rwx_counters);
+	if (!s->pcpu) {
+		kfree(s);
+		return -ENOMEM;
+	}
+	s->dev = dev;
+	mutex_lock(&rdma_rwx_stats_lock);
+	list_add_tail(&s->node, &rdma_rwx_devices);
+	rdma_rwx_dev_debugfs(s);
+	mutex_unlock(&rdma_rwx_stats_lock);
+	ib_set_client_data(dev, &rdma_rwx_client, s);
+	return 0;
+}
+
+/* Take @s out of every CPU's cache. */
+static void rdma_rwx_uncache(struct rdma_rwx_dev_stats *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&rdma_rwx_last_stats, cpu), s,
+			&rdma_rwx_nodev_stats);
+}
+
+/*
+ * The device goes (rdma link delete, driver unload, or this module's
+ * unload).  Contexts may still be live on it: their destroys then count
+ * in the no-device set.
+ */
+static void rdma_rwx_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct rdma_rwx_dev_stats *s = client_data;
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	int i;
+
+	if (!s)
+		return;
+	/* No new lookup finds it ... */
+	ib_set_client_data(dev, &rdma_rwx_client, NULL);
+	rdma_rwx_uncache(s);
+	/* ... and a CPU that found it before has left its section. */
+	synchronize_rcu();
+	rdma_rwx_uncache(s);
+
+	mutex_lock(&rdma_rwx_stats_lock);
+	debugfs_remove_recursive(s->dir);
+	list_del(&s->node);
+	rdma_rwx_sum(s->pcpu, sum, base);
+	for (i = 0; i < RWX_CNT_NR; i++) {
+		rdma_rwx_removed.events[i] += sum[i];
+		rdma_rwx_removed.base[i] += base[i];
+	}
+	mutex_unlock(&rdma_rwx_stats_lock);
+	free_percpu(s->pcpu);
+	kfree(s);
+}
+
+/* The directory follows the device's name. */
+static void rdma_rwx_rename_one(struct ib_device *dev, void *client_data)
+{
+	struct rdma_rwx_dev_stats *s = client_data;
+
+	if (!s)
+		return;
+	mutex_lock(&rdma_rwx_stats_lock);
+	debugfs_remove_recursive(s->dir);
+	rdma_rwx_dev_debugfs(s);
+	mutex_unlock(&rdma_rwx_stats_lock);
+}
+
+static struct ib_client rdma_rwx_client = {
+	.name = "rdma_rwx",
+	.add = rdma_rwx_add_one,
+	.remove = rdma_rwx_remove_one,
+	.rename = rdma_rwx_rename_one,
+};
+
+/**
+ * rdma_rwx_dev_counter() - one counter of one device, since its last reset
+ * @dev: the device (NULL: the no-device set)
+ * @counter: an enum rdma_rwx_counter
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING): what
+ * <debugfs>/rdma_rwx/devices/<dev>/counters shows on that counter's line.
+ *
+ * Return: the count, or U64_MAX when @dev has no counters or @counter is
+ * out of range.
+ */
+u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter)
+{
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	struct rdma_rwx_dev_stats *s = &rdma_rwx_nodev_stats;
+
+	if (counter >= RWX_CNT_NR)
+		return U64_MAX;
+	if (dev) {
+		s = ib_get_client_data(dev, &rdma_rwx_client);
+		if (!s)
+			return U64_MAX;
+	}
+	rdma_rwx_sum(s->pcpu, sum, base);
+	return sum[counter] - base[counter];
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter, RDMA_RWX_TESTING);
+
+/**
+ * rdma_rwx_dev_counter_name() - the line name of a counter
+ * @counter: an enum rdma_rwx_counter
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING).
+ *
+ * Return: the name, or NULL when @counter is out of range.
+ */
+const char *rdma_rwx_dev_counter_name(unsigned int counter)
+{
+	return counter < RWX_CNT_NR ? rdma_rwx_counter_names[counter] : NULL;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter_name, RDMA_RWX_TESTING);
+
+int rdma_rwx_stats_init(void)
+{
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(rdma_rwx_last_stats, cpu) = &rdma_rwx_nodev_stats;
+
+	/* Counting works without debugfs; only the files are missing then. */
 	rdma_rwx_debugfs = debugfs_create_dir("rdma_rwx", NULL);
 	debugfs_create_file("counters", 0600, rdma_rwx_debugfs, NULL,
 			    &rdma_rwx_counters_fops);
+	rdma_rwx_debugfs_devices = debugfs_create_dir("devices",
+						      rdma_rwx_debugfs);
+	ret = ib_register_client(&rdma_rwx_client);
+	if (ret)
+		debugfs_remove_recursive(rdma_rwx_debugfs);
+	return ret;
 }
 
 void rdma_rwx_stats_exit(void)
 {
+	ib_unregister_client(&rdma_rwx_client);
 	debugfs_remove_recursive(rdma_rwx_debugfs);
 }

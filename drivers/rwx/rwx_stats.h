@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * rdma_rwx counters: what the engine did, per CPU so that counting costs
+ * rdma_rwx counters: what the engine did, per device and per CPU, so that
+ * counting costs the hot path a compare against this CPU's last device and
  * an increment of a CPU-local word.  Read and reset through debugfs
- * (rwx_stats.c; format in Documentation/rdma_rwx.rst, "Counters").
+ * (rwx_stats.c; format in Documentation/rdma_rwx.rst, "Counters"), and
+ * traced (rwx_trace.h).
  */
 #ifndef _RWX_STATS_H
 #define _RWX_STATS_H
 
+#include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
+/* The order of the lines in the counters files: new ones go at the end. */
 enum rdma_rwx_counter {
 	RWX_CNT_INIT_SGE_SINGLE,	/* contexts set up, by path */
 	RWX_CNT_INIT_SGE_MULTI,
@@ -23,6 +29,9 @@ enum rdma_rwx_counter {
 	RWX_CNT_ERR_EINVAL,
 	RWX_CNT_ERR_ENOMEM,
 	RWX_CNT_ERR_OTHER,
+	RWX_CNT_INIT_BVEC,		/* contexts set up from a bio_vec array */
+	RWX_CNT_BYTES_WRITE,		/* bytes of the contexts set up, */
+	RWX_CNT_BYTES_READ,		/* by direction */
 	RWX_CNT_NR
 };
 
@@ -36,27 +45,106 @@ struct rdma_rwx_counters {
 	u64 base[RWX_CNT_NR];	/* @events at the last reset */
 };
 
-DECLARE_PER_CPU(struct rdma_rwx_counters, rdma_rwx_counters);
+/*
+ * The counters of one device (@dev NULL: of calls that named none, and of
+ * contexts whose device went away before they were destroyed).
+ */
+struct rdma_rwx_dev_stats {
+	struct ib_device *dev;
+	struct rdma_rwx_counters __percpu *pcpu;
+	struct dentry *dir;		/* devices/<name>/ in debugfs */
+	struct list_head node;		/* on rdma_rwx_devices */
+};
 
-static inline void rdma_rwx_count(enum rdma_rwx_counter counter)
+/* What a context's init chose, for the counters and the trace events. */
+enum rdma_rwx_stat_path {
+	RWX_PATH_NONE,		/* init failed */
+	RWX_PATH_SGE_SINGLE,
+	RWX_PATH_SGE_MULTI,
+	RWX_PATH_MR,
+	RWX_PATH_SIG,
+};
+
+/* A context's path, direction, WRs, SGEs and bytes, read back from it. */
+struct rdma_rwx_ctx_info {
+	u8 path;	/* enum rdma_rwx_stat_path */
+	u8 dir;		/* enum dma_data_direction */
+	u32 wrs;	/* WRs of the chain, REG_MR and LOCAL_INV too */
+	u32 sges;	/* SGEs of its READ/WRITE WRs */
+	u64 bytes;
+};
+
+void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
+		       struct rdma_rwx_ctx_info *info);
+
+/* rdma_rwx_count_init_done() flags */
+#define RDMA_RWX_COUNT_BVEC	0x1	/* set up by the bio_vec init */
+
+/* This CPU's last device: never NULL (rdma_rwx_nodev_stats at worst). */
+DECLARE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
+struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev);
+
+/*
+ * The counters of @dev.  Call with preemption disabled, which is what
+ * keeps them from being freed (rdma_rwx_remove_one() waits for an RCU
+ * grace period).  A hit in this CPU's one-entry cache costs a load and a
+ * compare; a miss looks the device's client data up and caches it.
+ */
+static __always_inline struct rdma_rwx_counters __percpu *
+rdma_rwx_dev_counters(struct ib_device *dev)
 {
-	this_cpu_inc(rdma_rwx_counters.events[counter]);
+	struct rdma_rwx_dev_stats *s = __this_cpu_read(rdma_rwx_last_stats);
+
+	if (likely(s->dev == dev))
+		return s->pcpu;
+	return rdma_rwx_dev_counters_slow(dev);
 }
 
-void rdma_rwx_count_init(const struct rdma_rw_ctx *ctx, int ret);
-
-/* rdma_rwx_count_init() of a single-entry SGE context, inline. */
-static inline void rdma_rwx_count_init_single(void)
+static inline enum rdma_rwx_counter
+rdma_rwx_bytes_counter(enum dma_data_direction dir)
 {
-	rdma_rwx_count(RWX_CNT_INIT_SGE_SINGLE);
+	return dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE : RWX_CNT_BYTES_READ;
 }
 
-static inline void rdma_rwx_count_destroy(void)
+/* Count one event on @dev. */
+static inline void rdma_rwx_count(struct ib_device *dev,
+				  enum rdma_rwx_counter counter)
 {
-	rdma_rwx_count(RWX_CNT_DESTROY);
+	preempt_disable();
+	__this_cpu_inc(rdma_rwx_dev_counters(dev)->events[counter]);
+	preempt_enable();
 }
 
-void rdma_rwx_stats_init(void);
+/*
+ * A context set up on @dev: its path, the MRs it took, its bytes.  Each
+ * init path calls this where it knows them (at its end).
+ */
+static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
+					       enum rdma_rwx_counter path,
+					       u32 mrs, u64 bytes,
+					       enum dma_data_direction dir)
+{
+	struct rdma_rwx_counters __percpu *c;
+
+	preempt_disable();
+	c = rdma_rwx_dev_counters(dev);
+	__this_cpu_inc(c->events[path]);
+	if (mrs)
+		__this_cpu_add(c->events[RWX_CNT_MRS], mrs);
+	__this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], bytes);
+	preempt_enable();
+}
+
+void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
+			      const struct rdma_rw_ctx *ctx, u32 sg_cnt,
+			      enum dma_data_direction dir, int ret,
+			      unsigned int flags);
+
+/* For the KUnit suites (namespace RDMA_RWX_TESTING). */
+u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter);
+const char *rdma_rwx_dev_counter_name(unsigned int counter);
+
+int rdma_rwx_stats_init(void);
 void rdma_rwx_stats_exit(void);
 
 #endif /* _RWX_STATS_H */
