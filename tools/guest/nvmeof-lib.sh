@@ -150,19 +150,29 @@ nvmeof_fio() {
 # the target's port.  The host must see I/O errors within a bounded time
 # (it was connected with a short ctrl-loss-tmo), not hang.
 nvmeof_fault_run() {
-	local fault=$1 dev=$2 pid i rc first
+	local fault=$1 dev=$2 pid i rc base first
+	base=$(engine_contexts)
 	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --thread \
 		--ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
 		--time_based --runtime=300 > /tmp/fio-fault.log 2>&1) &
 	pid=$!
-	sleep 8
 	# I/O must be flowing through the engine before the fault: contexts
-	# set up, and more of them a moment later.
-	first=$(engine_contexts)
-	sleep 2
+	# set up since fio started, and more of them after that.  Polled
+	# each second: on a loaded host fio takes long to start (120 s is a
+	# hang guard, not a speed test).
+	first=$base
+	for i in $(seq 120); do
+		sleep 1
+		first=$(engine_contexts)
+		[ "$first" -gt "$base" ] && break
+	done
+	for i in $(seq 60); do
+		sleep 1
+		[ "$(engine_contexts)" -gt "$first" ] && break
+	done
 	kill -0 $pid 2>/dev/null || { echo "nvmeof: fio load ended early"; cat /tmp/fio-fault.log; return 1; }
-	if [ "$first" -le 0 ] || [ "$(engine_contexts)" -le "$first" ]; then
-		echo "nvmeof: no I/O through the engine before the fault ($first, then $(engine_contexts) contexts)"
+	if [ "$first" -le "$base" ] || [ "$(engine_contexts)" -le "$first" ]; then
+		echo "nvmeof: no I/O through the engine before the fault ($base before fio, $first, then $(engine_contexts) contexts)"
 		return 1
 	fi
 	echo "nvmeof: under load: $(engine_counter contexts_live) engine contexts live, $(engine_contexts) set up"
