@@ -698,23 +698,30 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      struct ib_send_wr *chain_wr)
 {
 	const struct ib_send_wr *bad_wr;
+	struct rdma_rwx_ctx_info info;
 	struct ib_send_wr *first;
+	bool traced;
 	int ret;
 
 	if (!qp) {
-		trace_rwx_ctx_post(NULL, port_num, ctx, 0, -EINVAL);
+		rdma_rwx_trace_post(NULL, port_num, ctx, -EINVAL);
 		return -EINVAL;
 	}
 	first = rdma_rwx_ctx_wrs(ctx, qp, port_num, cqe, chain_wr);
 	if (!first) {
-		trace_rwx_ctx_post(qp->pd->device, port_num, ctx, 0, -EINVAL);
+		rdma_rwx_trace_post(qp->pd->device, port_num, ctx, -EINVAL);
 		return -EINVAL;
 	}
+	/* Read for the event before the post: then it may be freed. */
+	traced = trace_rwx_ctx_post_enabled();
+	if (traced)
+		rdma_rwx_ctx_info(ctx, &info);
 	bad_wr = first;		/* drivers that refuse a whole post may not set it */
 	ret = ib_post_send(qp, first, &bad_wr);
 	if (ret && rdma_rwx_built(ctx))
 		rdma_rwx_unpost(ctx, bad_wr);
-	trace_rwx_ctx_post(qp->pd->device, port_num, ctx, 0, ret);
+	if (traced)
+		trace_rwx_ctx_post(qp->pd->device, port_num, &info, ret);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);

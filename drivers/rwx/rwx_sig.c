@@ -200,7 +200,8 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    prot_nents ? prot_sg : NULL, prot_nents,
 				    sig_attrs, remote_addr, rkey, dir);
 	if (ret >= 0) {
-		rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
+		/* counted by rdma_rwx_sig_init_reg(); the event a NOP when off */
+		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, ret, false);
 		return ret;
 	}
 

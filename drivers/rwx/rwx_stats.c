@@ -181,6 +181,21 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 }
 
 /*
+ * The rwx_ctx_post event of a post that failed before ib_post_send():
+ * @ctx is not in flight, so it can be read now.
+ */
+void rdma_rwx_trace_post(struct ib_device *dev, u32 port_num,
+			 const struct rdma_rw_ctx *ctx, int ret)
+{
+	struct rdma_rwx_ctx_info info;
+
+	if (!trace_rwx_ctx_post_enabled())
+		return;
+	rdma_rwx_ctx_info(ctx, &info);
+	trace_rwx_ctx_post(dev, port_num, &info, ret);
+}
+
+/*
  * rdma_rwx_count_init_done() - the end of a context init, out of line
  * @qp: the QP it was set up on (NULL: counted without a device)
  * @port_num: its port
@@ -402,12 +417,17 @@ static void rdma_rwx_remove_one(struct ib_device *dev, void *client_data)
 
 	if (!s)
 		return;
-	/* No new lookup finds it ... */
+	/*
+	 * No new lookup finds it once every section that may have looked it
+	 * up has ended; then no cache holds it once every section that may
+	 * have taken it from a cache has ended.  One grace period is not
+	 * enough: a section that began before it may cache @s again, and a
+	 * later one take it from there.
+	 */
 	ib_set_client_data(dev, &rdma_rwx_client, NULL);
-	rdma_rwx_uncache(s);
-	/* ... and a CPU that found it before has left its section. */
 	synchronize_rcu();
 	rdma_rwx_uncache(s);
+	synchronize_rcu();
 
 	mutex_lock(&rdma_rwx_stats_lock);
 	debugfs_remove_recursive(s->dir);
@@ -460,13 +480,14 @@ u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter)
 
 	if (counter >= RWX_CNT_NR)
 		return U64_MAX;
-	if (dev) {
+	/* Held, a removal cannot free the device's counters under us. */
+	mutex_lock(&rdma_rwx_stats_lock);
+	if (dev)
 		s = ib_get_client_data(dev, &rdma_rwx_client);
-		if (!s)
-			return U64_MAX;
-	}
-	rdma_rwx_sum(s->pcpu, sum, base);
-	return sum[counter] - base[counter];
+	if (s)
+		rdma_rwx_sum(s->pcpu, sum, base);
+	mutex_unlock(&rdma_rwx_stats_lock);
+	return s ? sum[counter] - base[counter] : U64_MAX;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter, RDMA_RWX_TESTING);
 

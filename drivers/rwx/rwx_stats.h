@@ -106,12 +106,17 @@ rdma_rwx_bytes_counter(enum dma_data_direction dir)
 	return dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE : RWX_CNT_BYTES_READ;
 }
 
-/* Count one event on @dev. */
+/*
+ * Count one event on @dev.  this_cpu_*, not __this_cpu_*: contexts are
+ * destroyed from completion handlers too, which may interrupt a count
+ * (one instruction either way on x86; a plain read-modify-write would
+ * lose updates elsewhere).
+ */
 static inline void rdma_rwx_count(struct ib_device *dev,
 				  enum rdma_rwx_counter counter)
 {
 	preempt_disable();
-	__this_cpu_inc(rdma_rwx_dev_counters(dev)->events[counter]);
+	this_cpu_inc(rdma_rwx_dev_counters(dev)->events[counter]);
 	preempt_enable();
 }
 
@@ -128,13 +133,15 @@ static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
 
 	preempt_disable();
 	c = rdma_rwx_dev_counters(dev);
-	__this_cpu_inc(c->events[path]);
+	this_cpu_inc(c->events[path]);
 	if (mrs)
-		__this_cpu_add(c->events[RWX_CNT_MRS], mrs);
-	__this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], bytes);
+		this_cpu_add(c->events[RWX_CNT_MRS], mrs);
+	this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], bytes);
 	preempt_enable();
 }
 
+void rdma_rwx_trace_post(struct ib_device *dev, u32 port_num,
+			 const struct rdma_rw_ctx *ctx, int ret);
 void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
 			      const struct rdma_rw_ctx *ctx, u32 sg_cnt,
 			      enum dma_data_direction dir, int ret,

@@ -115,11 +115,37 @@ DECLARE_EVENT_CLASS(rwx_ctx_op,
 			      __entry->wrs, __entry->bytes, __entry->result)
 );
 
-/* entries: the SGEs of the READ/WRITE WRs (the post is not given the list) */
-DEFINE_EVENT(rwx_ctx_op, rwx_ctx_post,
-	     TP_PROTO(const struct ib_device *dev, u32 port,
-		      const struct rdma_rw_ctx *ctx, u32 entries, int result),
-	     TP_ARGS(dev, port, ctx, entries, result)
+/*
+ * entries: the SGEs of the READ/WRITE WRs (the post is not given the
+ * list).  Given what rdma_rwx_ctx_info() read of the context before the
+ * post: once its chain is posted, its completion may run on another CPU
+ * and the ULP destroy (and free) it before the event is recorded.
+ */
+TRACE_EVENT(rwx_ctx_post,
+	    TP_PROTO(const struct ib_device *dev, u32 port,
+		     const struct rdma_rwx_ctx_info *info, int result),
+	    TP_ARGS(dev, port, info, result),
+	    TP_STRUCT__entry(__string(device, rwx_dev_name(dev))
+			     __field(u32, port)
+			     __field(u8, path)
+			     __field(u8, dir)
+			     __field(u32, entries)
+			     __field(u32, wrs)
+			     __field(u64, bytes)
+			     __field(int, result)),
+	    TP_fast_assign(rwx_assign_device();
+			   __entry->port = port;
+			   __entry->path = info->path;
+			   __entry->dir = info->dir;
+			   __entry->entries = info->sges;
+			   __entry->wrs = info->wrs;
+			   __entry->bytes = info->bytes;
+			   __entry->result = result;),
+	    TP_printk("device=%s port=%u path=%s dir=%s entries=%u wrs=%u bytes=%llu result=%d",
+		      __get_str(device), __entry->port,
+		      rwx_show_path(__entry->path),
+		      rwx_show_dir(__entry->dir), __entry->entries,
+		      __entry->wrs, __entry->bytes, __entry->result)
 );
 
 /* entries: sg_cnt as passed to the destroy */
