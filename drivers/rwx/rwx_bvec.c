@@ -242,17 +242,13 @@ static int rdma_rwx_bvec_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sge;
 	bool cached;
-	size_t size;
 	int ret;
 
 	nents = (layout->nr_ops - 1) * layout->per_op + layout->last_op;
 	if (nents == 1)
 		return rdma_rwx_bvec_single(ctx, qp, cur, remote_addr, rkey,
 					    dir);
-	size = size_add(array_size(layout->nr_ops, sizeof(*wrs)),
-			array_size(nents, sizeof(*sge)));
-	cached = size <= RDMA_RWX_BUF_SIZE;
-	wrs = cached ? rdma_rwx_buf_get() : kmalloc(size, GFP_KERNEL);
+	wrs = rdma_rwx_alloc_sge_wrs(layout->nr_ops, nents, &cached);
 	if (!wrs)
 		return -ENOMEM;
 	sge = (struct ib_sge *)(wrs + layout->nr_ops);
@@ -283,10 +279,7 @@ static int rdma_rwx_bvec_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 
 unmap:
 	rdma_rwx_bvec_unmap_sges(dev, ctx->map.sges, mapped, dir);
-	if (cached)
-		rdma_rwx_buf_put(wrs);
-	else
-		kfree(wrs);
+	rdma_rwx_free_sge_wrs(wrs, cached);
 	return ret;
 }
 
@@ -555,10 +548,8 @@ void rdma_rwx_ctx_destroy_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			rdma_rwx_bvec_unmap_sges(dev, ctx->map.wrs[op].wr.sg_list,
 						 ctx->map.wrs[op].wr.num_sge,
 						 dir);
-		if (ctx->type == RDMA_RWX_CTX_BVEC_MULTI_CACHED)
-			rdma_rwx_buf_put(ctx->map.wrs);
-		else
-			kfree(ctx->map.wrs);
+		rdma_rwx_free_sge_wrs(ctx->map.wrs,
+				      ctx->type == RDMA_RWX_CTX_BVEC_MULTI_CACHED);
 		break;
 	case RDMA_RWX_CTX_BVEC_MR:
 	case RDMA_RWX_CTX_BVEC_MR_BUILT:

@@ -61,7 +61,7 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	u64 start = remote_addr;
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sge;
-	size_t size;
+	bool cached;
 
 	nents = (layout->nr_ops - 1) * layout->per_op + layout->last_op;
 	if (nents == 1) {
@@ -71,16 +71,8 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				   ctx->single.sge.length, dir);
 		return 1;
 	}
-	/* One buffer: the WR array, then the SGE array. */
-	size = size_add(array_size(layout->nr_ops, sizeof(*wrs)),
-			array_size(nents, sizeof(*sge)));
-	if (size <= RDMA_RWX_BUF_SIZE) {
-		wrs = rdma_rwx_buf_get();
-		ctx->type = RDMA_RWX_CTX_MULTI_CACHED;
-	} else {
-		wrs = kmalloc(size, GFP_KERNEL);
-		ctx->type = RDMA_RWX_CTX_MULTI;
-	}
+	wrs = rdma_rwx_alloc_sge_wrs(layout->nr_ops, nents, &cached);
+	ctx->type = cached ? RDMA_RWX_CTX_MULTI_CACHED : RDMA_RWX_CTX_MULTI;
 	if (!wrs)
 		return -ENOMEM;
 	sge = (struct ib_sge *)(wrs + layout->nr_ops);
@@ -749,10 +741,9 @@ static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
 {
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_MULTI:
-		kfree(ctx->map.wrs);	/* the SGEs share the allocation */
-		break;
-	case RDMA_RWX_CTX_MULTI_CACHED:
-		rdma_rwx_buf_put(ctx->map.wrs);
+	case RDMA_RWX_CTX_MULTI_CACHED:	/* the SGEs share the buffer */
+		rdma_rwx_free_sge_wrs(ctx->map.wrs,
+				      ctx->type == RDMA_RWX_CTX_MULTI_CACHED);
 		break;
 	case RDMA_RWX_CTX_MR:
 	case RDMA_RWX_CTX_MR_BUILT:

@@ -11,7 +11,9 @@
 #include <linux/align.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
@@ -55,6 +57,29 @@ void *rdma_rwx_buf_get(void);
 void rdma_rwx_buf_put(void *buf);
 void rdma_rwx_buf_cache_drain(void);
 void rdma_rwx_buf_cache_empty_local(void);
+
+/*
+ * The buffer of a multi-entry SGE context, scatterlist or bvec: its
+ * @nr_ops WRs, then its @nents SGEs; a cache buffer when it fits one
+ * (*@cached), else kmalloc'd.  rdma_rwx_free_sge_wrs() gives it back.
+ */
+static inline struct ib_rdma_wr *
+rdma_rwx_alloc_sge_wrs(u32 nr_ops, u32 nents, bool *cached)
+{
+	size_t size = size_add(array_size(nr_ops, sizeof(struct ib_rdma_wr)),
+			       array_size(nents, sizeof(struct ib_sge)));
+
+	*cached = size <= RDMA_RWX_BUF_SIZE;
+	return *cached ? rdma_rwx_buf_get() : kmalloc(size, GFP_KERNEL);
+}
+
+static inline void rdma_rwx_free_sge_wrs(struct ib_rdma_wr *wrs, bool cached)
+{
+	if (cached)
+		rdma_rwx_buf_put(wrs);
+	else
+		kfree(wrs);
+}
 
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
