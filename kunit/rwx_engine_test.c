@@ -19,6 +19,7 @@
 #include <rdma/rwx.h>
 #include "../drivers/rwx/rwx_internal.h"
 #include "../drivers/rwx/rwx_stats.h"
+#include "rwx_counts.h"
 #include "rwx_loopback.h"
 #include "rwx_test_devs.h"
 
@@ -970,51 +971,24 @@ static void rwx_engine_map_faults(struct kunit *test)
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 0);
 }
 
-/* Every counter of one set (rdma_rwx_dev_counter()), and what moved it. */
-struct rwx_counts {
-	struct ib_device *dev;		/* NULL: the no-device set */
-	u64 v[RWX_CNT_NR];
-	u64 d[RWX_CNT_NR];		/* the deltas the next check expects */
-};
-
-static void rwx_counts_read(struct kunit *test, struct rwx_counts *c, u64 *v)
-{
-	u32 i;
-
-	for (i = 0; i < RWX_CNT_NR; i++) {
-		v[i] = rdma_rwx_dev_counter(c->dev, i);
-		KUNIT_ASSERT_NE_MSG(test, v[i], U64_MAX, "%s has no counter %s",
-				    c->dev ? c->dev->name : "(no device)",
-				    rdma_rwx_dev_counter_name(i));
-	}
-}
-
-static void rwx_counts_start(struct kunit *test, struct rwx_counts *c,
-			     struct ib_device *dev)
-{
-	c->dev = dev;
-	memset(c->d, 0, sizeof(c->d));
-	rwx_counts_read(test, c, c->v);
-}
-
 /*
- * Every counter moved by exactly what c->d says since the last check (the
- * others not at all); then the next check starts from here.
+ * Add to what the next check expects what an init of @n pages in
+ * direction @dir moves: its path's counter (the one the engine documents
+ * for @caps), its MRs (one per READ/WRITE WR of @rw) and its bytes.
  */
-static void rwx_counts_check(struct kunit *test, struct rwx_counts *c,
-			     const char *what)
+static void rwx_counts_expect_init(struct rwx_counts *c,
+				   const struct rdma_rwx_caps *caps, u32 n,
+				   enum dma_data_direction dir,
+				   const struct rdma_rw_ctx *rw)
 {
-	u64 now[RWX_CNT_NR];
-	u32 i;
-
-	rwx_counts_read(test, c, now);
-	for (i = 0; i < RWX_CNT_NR; i++)
-		KUNIT_EXPECT_EQ_MSG(test, now[i] - c->v[i], c->d[i],
-				    "%s: %s on %s", what,
-				    rdma_rwx_dev_counter_name(i),
-				    c->dev ? c->dev->name : "(no device)");
-	memcpy(c->v, now, sizeof(now));
-	memset(c->d, 0, sizeof(c->d));
+	if (rdma_rwx_needs_mr(caps, dir, n)) {
+		c->d[RWX_CNT_INIT_MR]++;
+		c->d[RWX_CNT_MRS] += rw->nr_ops;
+	} else {
+		c->d[n == 1 ? RWX_CNT_INIT_SGE_SINGLE : RWX_CNT_INIT_SGE_MULTI]++;
+	}
+	c->d[dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE : RWX_CNT_BYTES_READ] +=
+		(u64)n * PAGE_SIZE;
 }
 
 /*
@@ -1040,15 +1014,9 @@ static void rwx_counters_context(struct kunit *test, struct rwx_counts *c,
 				0, ctx->remote_dma,
 				ctx->conn.pd->unsafe_global_rkey, dir);
 	KUNIT_ASSERT_GT(test, ret, 0);
-	if (rdma_rwx_needs_mr(&caps, dir, n)) {
-		c->d[RWX_CNT_INIT_MR] = 1;
-		c->d[RWX_CNT_MRS] = rw.nr_ops;	/* one MR a READ/WRITE WR */
+	if (rdma_rwx_needs_mr(&caps, dir, n))
 		KUNIT_EXPECT_EQ(test, rw.nr_ops, 1U);	/* n pages fit one MR */
-	} else {
-		c->d[n == 1 ? RWX_CNT_INIT_SGE_SINGLE : RWX_CNT_INIT_SGE_MULTI] = 1;
-	}
-	c->d[dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE : RWX_CNT_BYTES_READ] =
-		(u64)n * PAGE_SIZE;
+	rwx_counts_expect_init(c, &caps, n, dir, &rw);
 	rwx_counts_check(test, c, dir == DMA_TO_DEVICE ? "init WRITE" : "init READ");
 
 	rwx_loopback_wait_init(wait);
@@ -1092,15 +1060,8 @@ static void rwx_counters_bvec(struct kunit *test, struct rwx_counts *c,
 				     n, iter, ctx->remote_dma,
 				     ctx->conn.pd->unsafe_global_rkey, dir);
 	KUNIT_ASSERT_GT(test, ret, 0);
-	if (rdma_rwx_needs_mr(&caps, dir, n)) {
-		c->d[RWX_CNT_INIT_MR] = 1;
-		c->d[RWX_CNT_MRS] = rw.nr_ops;
-	} else {
-		c->d[n == 1 ? RWX_CNT_INIT_SGE_SINGLE : RWX_CNT_INIT_SGE_MULTI] = 1;
-	}
+	rwx_counts_expect_init(c, &caps, n, dir, &rw);
 	c->d[RWX_CNT_INIT_BVEC] = 1;
-	c->d[dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE : RWX_CNT_BYTES_READ] =
-		(u64)n * PAGE_SIZE;
 	rwx_counts_check(test, c, "bvec init");
 	rdma_rwx_ctx_destroy_bvec(&rw, rwx_qp(test), rwx_port(test), bvecs, n,
 				  dir);
@@ -1283,6 +1244,89 @@ static void rwx_engine_counters_tdev(struct kunit *test)
 	rwx_counters_context(test, &c, 4, DMA_FROM_DEVICE);
 }
 
+/*
+ * One page each way, set up and destroyed: set @a moves by that, and so
+ * does set @b unless NULL.
+ */
+static void rwx_counters_one_page(struct kunit *test, struct rwx_counts *a,
+				  struct rwx_counts *b, const char *what)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	struct rdma_rw_ctx rw;
+	enum dma_data_direction dir;
+
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	rwx_engine_pages(test, 1);
+	for (dir = DMA_TO_DEVICE; dir <= DMA_FROM_DEVICE; dir++) {
+		KUNIT_ASSERT_GT(test, rdma_rwx_ctx_init(&rw, rwx_qp(test),
+							rwx_port(test), ctx->sgl,
+							1, 0, ctx->remote_dma,
+							ctx->conn.pd->unsafe_global_rkey,
+							dir), 0);
+		rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test),
+				     ctx->sgl, 1, dir);
+		rwx_counts_expect_init(a, &caps, 1, dir, &rw);
+		if (b)
+			rwx_counts_expect_init(b, &caps, 1, dir, &rw);
+	}
+	a->d[RWX_CNT_DESTROY] = 2;
+	rwx_counts_check(test, a, what);
+	if (b) {
+		b->d[RWX_CNT_DESTROY] = 2;
+		rwx_counts_check(test, b, what);
+	}
+}
+
+/*
+ * A device's counters retired, as its removal retires them, while a
+ * context is live on it (a ULP that hears of the removal after the engine
+ * does destroys its contexts later): the device's set is gone, yet the
+ * global file keeps every count - the live context's destroy, and the
+ * contexts set up after, count in the retiring set or the no-device one -
+ * and when the set is freed its counts are folded into the removed total,
+ * none lost, none twice.
+ */
+static void rwx_engine_counters_retired(struct kunit *test)
+{
+	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_counts total, nodev;
+	struct rdma_rwx_caps caps;
+	struct rdma_rw_ctx rw;
+	struct ib_device *dev;
+
+	rwx_engine_ready(test);
+	dev = ctx->conn.device;
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	rwx_counts_start_total(test, &total);
+	rwx_engine_pages(test, 1);
+	KUNIT_ASSERT_GT(test, rdma_rwx_ctx_init(&rw, rwx_qp(test),
+						rwx_port(test), ctx->sgl, 1, 0,
+						ctx->remote_dma,
+						ctx->conn.pd->unsafe_global_rkey,
+						DMA_TO_DEVICE), 0);
+	rwx_counts_expect_init(&total, &caps, 1, DMA_TO_DEVICE, &rw);
+	rwx_counts_check(test, &total, "live context");
+
+	rdma_rwx_stats_forget_device(dev);
+	KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_dev_counter(dev, RWX_CNT_DESTROY),
+			    U64_MAX, "%s still has counters", dev->name);
+	rwx_counts_check(test, &total, "device retired");
+	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl, 1,
+			     DMA_TO_DEVICE);
+	total.d[RWX_CNT_DESTROY] = 1;
+	rwx_counts_check(test, &total, "live context destroyed");
+
+	/* A CPU's cache may still name the retiring set: only the sum. */
+	rwx_counters_one_page(test, &total, NULL, "while retiring");
+
+	rdma_rwx_stats_retire_barrier();
+	rwx_counts_check(test, &total, "retired set folded and freed");
+	/* No cache names the set now: the no-device set counts. */
+	rwx_counts_start(test, &nodev, NULL);
+	rwx_counters_one_page(test, &total, &nodev, "after retirement");
+}
+
 static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_data, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_data_tdev, rwx_test_tdev_gen_params),
@@ -1297,6 +1341,7 @@ static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_sizing, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_counters, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_counters_tdev, rwx_test_tdev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_counters_retired, rwx_test_tdev_gen_params),
 	{}
 };
 

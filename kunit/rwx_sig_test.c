@@ -25,6 +25,7 @@
 #include <rdma/rwx.h>
 #include <rdma/signature.h>
 #include "../drivers/rwx/rwx_internal.h"
+#include "rwx_counts.h"
 #include "rwx_kunit_compat.h"
 #include "rwx_loopback.h"
 #include "rwx_t10_oracle.h"
@@ -915,6 +916,84 @@ static void rwx_sig_pool(struct kunit *test)
 }
 
 /*
+ * The device's counters over signature contexts: an init counts init_sig,
+ * its MR (mrs_registered) and the bytes it puts on the wire; the post
+ * nothing; the destroy destroyed; an init the pool cannot serve
+ * err_eagain, one on a QP without a pool err_enospc.
+ */
+static void rwx_sig_counters(struct kunit *test)
+{
+	const struct rwx_sig_case *c = &rwx_sig_cases[0];
+	struct rwx_sig_env *env = test->priv;
+	struct rdma_rw_ctx held[RWX_SIG_CTXS], rw;
+	u32 wire_len = rwx_sig_wire_len(c), i;
+	struct rwx_loopback_wait wait;
+	struct ib_sig_attrs attrs;
+	struct rwx_counts cnt;
+	struct ib_qp *nopool;
+	int ret;
+
+	rwx_sig_ready(test);
+	rwx_sig_attrs(&attrs, c);
+	rwx_counts_start(test, &cnt, env->fx.dev);
+
+	rwx_sig_lists(test, c);
+	rwx_sig_fill_local(env, c, &attrs);
+	KUNIT_ASSERT_GT(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
+			0);
+	cnt.d[RWX_CNT_INIT_SIG] = 1;
+	cnt.d[RWX_CNT_MRS] = 1;
+	cnt.d[RWX_CNT_BYTES_WRITE] = wire_len;
+	rwx_counts_check(test, &cnt, "signature init WRITE");
+	rwx_loopback_wait_init(&wait);
+	ret = rdma_rwx_ctx_post(&rw, env->fx.qp, 1, &wait.cqe, NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret)
+		KUNIT_ASSERT_EQ(test, rwx_loopback_wait_for(&wait), 0);
+	rwx_counts_check(test, &cnt, "signature post");
+	rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);
+	cnt.d[RWX_CNT_DESTROY] = 1;
+	rwx_counts_check(test, &cnt, "signature destroy");
+	rwx_sig_ctx_destroy(env, &rw, DMA_TO_DEVICE);	/* dead: no count */
+	rwx_counts_check(test, &cnt, "second signature destroy");
+
+	KUNIT_ASSERT_GT(test, rwx_sig_ctx_init(env, &rw, &attrs,
+					       DMA_FROM_DEVICE), 0);
+	cnt.d[RWX_CNT_INIT_SIG] = 1;
+	cnt.d[RWX_CNT_MRS] = 1;
+	cnt.d[RWX_CNT_BYTES_READ] = wire_len;
+	rwx_counts_check(test, &cnt, "signature init READ");
+	rwx_sig_ctx_destroy(env, &rw, DMA_FROM_DEVICE);
+	cnt.d[RWX_CNT_DESTROY] = 1;
+	rwx_counts_check(test, &cnt, "signature destroy READ");
+
+	for (i = 0; i < RWX_SIG_CTXS; i++)
+		KUNIT_ASSERT_GT(test, rwx_sig_ctx_init(env, &held[i], &attrs,
+						       DMA_TO_DEVICE), 0);
+	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
+			-EAGAIN);
+	cnt.d[RWX_CNT_INIT_SIG] = RWX_SIG_CTXS;
+	cnt.d[RWX_CNT_MRS] = RWX_SIG_CTXS;
+	cnt.d[RWX_CNT_BYTES_WRITE] = RWX_SIG_CTXS * wire_len;
+	cnt.d[RWX_CNT_ERR_EAGAIN] = 1;
+	rwx_counts_check(test, &cnt, "signature pool empty");
+	for (i = 0; i < RWX_SIG_CTXS; i++)
+		rwx_sig_ctx_destroy(env, &held[i], DMA_TO_DEVICE);
+	cnt.d[RWX_CNT_DESTROY] = RWX_SIG_CTXS;
+	rwx_counts_check(test, &cnt, "signature pool refilled");
+
+	nopool = rwx_sig_create_qp(env, IB_QP_CREATE_INTEGRITY_EN, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nopool);
+	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, nopool, 1, env->data_sg,
+					   env->data_nents, rwx_sig_prot(env),
+					   env->prot_nents, &attrs,
+					   DMA_TO_DEVICE), -ENOSPC);
+	ib_destroy_qp(nopool);
+	cnt.d[RWX_CNT_ERR_ENOSPC] = 1;
+	rwx_counts_check(test, &cnt, "signature QP without a pool");
+}
+
+/*
  * Device faults: a mapping the device refuses or maps short is -EINVAL; a
  * failed post is the post's error and a WR completing with an error is the
  * completion's; each context is then destroyed with its MR returned.
@@ -1191,6 +1270,7 @@ static struct kunit_case rwx_sig_test_cases[] = {
 	KUNIT_CASE_PARAM(rwx_sig_diff, rwx_sig_case_gen_params),
 	KUNIT_CASE(rwx_sig_bad_input),
 	KUNIT_CASE(rwx_sig_pool),
+	KUNIT_CASE(rwx_sig_counters),
 	KUNIT_CASE(rwx_sig_faults),
 	KUNIT_CASE(rwx_sig_qp_alloc_fault),
 	KUNIT_CASE(rwx_sig_alloc_fail),

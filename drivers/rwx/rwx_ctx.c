@@ -718,16 +718,35 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
 
-/* The end of every destroy: the context dead, counted, @sg unmapped. */
+/* A destroy's count and unmap when this CPU's counter cache missed. */
+static noinline void rdma_rwx_ctx_retire_slow(struct ib_device *dev,
+					      struct scatterlist *sg,
+					      u32 sg_cnt,
+					      enum dma_data_direction dir)
+{
+	rdma_rwx_count(dev, RWX_CNT_DESTROY);
+	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
+}
+
+/*
+ * The end of every destroy: the context dead, counted, @sg unmapped.  The
+ * cache miss goes out of line, so that a single-entry destroy keeps its
+ * arguments in registers and ends in a tail call.
+ */
 static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 						struct ib_qp *qp,
 						struct scatterlist *sg,
 						u32 sg_cnt,
 						enum dma_data_direction dir)
 {
+	struct ib_device *dev = qp->pd->device;
+
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	rdma_rwx_count(qp->pd->device, RWX_CNT_DESTROY);
-	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+	if (unlikely(!rdma_rwx_count_cached(dev, RWX_CNT_DESTROY))) {
+		rdma_rwx_ctx_retire_slow(dev, sg, sg_cnt, dir);
+		return;
+	}
+	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 }
 
 /*

@@ -17,10 +17,15 @@
  * per-CPU counts less their values at the reset.
  *
  * The hot path finds a device's counters in a per-CPU one-entry cache
- * (rdma_rwx_last_stats) under preempt_disable(); removal takes the set
- * out of the device's client data and out of every CPU's cache, and waits
- * for an RCU grace period (which covers preemption-disabled sections)
- * before it folds the counts into the removed-devices total and frees it.
+ * (rdma_rwx_last_stats) and counts with preemption enabled, so a task may
+ * be preempted holding a set's address.  Removal therefore retires a set
+ * in steps, without waiting: out of the device's client data (no new
+ * lookup finds it); after an RCU-tasks grace period (every task has since
+ * switched voluntarily, which no counting section does, and interrupt
+ * handlers have ended) out of every CPU's cache; after a second one, when
+ * nobody can hold its address any more, its counts are folded into the
+ * removed-devices total and it is freed.  Until then the global file sums
+ * it as a retiring set, so no count is lost or shown twice.
  */
 
 #define CREATE_TRACE_POINTS
@@ -30,8 +35,14 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include "rwx_internal.h"
 #include "rwx_stats.h"
+
+/* Without RCU-tasks, call_rcu_tasks() is call_rcu() (rwx_stats.h). */
+#ifndef CONFIG_TASKS_RCU
+#define rcu_barrier_tasks rcu_barrier
+#endif
 
 static DEFINE_PER_CPU(struct rdma_rwx_counters, rdma_rwx_nodev_counters);
 
@@ -46,10 +57,17 @@ static struct rdma_rwx_dev_stats rdma_rwx_nodev_stats = {
  */
 DEFINE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 
-/* Protects the device list, the removed total and the debugfs tree. */
+/* Protects the device list and the debugfs tree. */
 static DEFINE_MUTEX(rdma_rwx_stats_lock);
 static LIST_HEAD(rdma_rwx_devices);
-/* The counts of removed devices (CPU-less: folded under the lock). */
+/*
+ * Protects the sets of removed devices not yet freed and the removed
+ * total; taken inside rdma_rwx_stats_lock, and by the RCU-tasks callback
+ * that frees a set (bottom halves disabled).
+ */
+static DEFINE_SPINLOCK(rdma_rwx_retire_lock);
+static LIST_HEAD(rdma_rwx_retiring);
+/* The counts of freed sets (CPU-less: folded under the lock). */
 static struct rdma_rwx_counters rdma_rwx_removed;
 
 static struct dentry *rdma_rwx_debugfs, *rdma_rwx_debugfs_devices;
@@ -87,7 +105,7 @@ struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *
 		s = ib_get_client_data(dev, &rdma_rwx_client);
 	if (!s)
 		return rdma_rwx_nodev_stats.pcpu;
-	__this_cpu_write(rdma_rwx_last_stats, s);
+	this_cpu_write(rdma_rwx_last_stats, s);
 	return s->pcpu;
 }
 
@@ -275,10 +293,12 @@ static void rdma_rwx_show(struct seq_file *m, const u64 *sum, const u64 *base)
 			   sum[i] - base[i]);
 }
 
-/* The global file: every set, and the removed devices' total. */
-static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
+/*
+ * What the global file shows: every set (the no-device one, each device's,
+ * each retiring one) and the removed total.
+ */
+static void rdma_rwx_sum_all(u64 *sum, u64 *base)
 {
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
 	struct rdma_rwx_dev_stats *s;
 	int i;
 
@@ -286,11 +306,22 @@ static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
 	rdma_rwx_sum(rdma_rwx_nodev_stats.pcpu, sum, base);
 	list_for_each_entry(s, &rdma_rwx_devices, node)
 		rdma_rwx_sum(s->pcpu, sum, base);
+	spin_lock_bh(&rdma_rwx_retire_lock);
+	list_for_each_entry(s, &rdma_rwx_retiring, node)
+		rdma_rwx_sum(s->pcpu, sum, base);
 	for (i = 0; i < RWX_CNT_NR; i++) {
 		sum[i] += rdma_rwx_removed.events[i];
 		base[i] += rdma_rwx_removed.base[i];
 	}
+	spin_unlock_bh(&rdma_rwx_retire_lock);
 	mutex_unlock(&rdma_rwx_stats_lock);
+}
+
+static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
+{
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+
+	rdma_rwx_sum_all(sum, base);
 	rdma_rwx_show(m, sum, base);
 	return 0;
 }
@@ -310,8 +341,12 @@ static ssize_t rdma_rwx_counters_reset(struct file *file,
 	rdma_rwx_reset(rdma_rwx_nodev_stats.pcpu);
 	list_for_each_entry(s, &rdma_rwx_devices, node)
 		rdma_rwx_reset(s->pcpu);
+	spin_lock_bh(&rdma_rwx_retire_lock);
+	list_for_each_entry(s, &rdma_rwx_retiring, node)
+		rdma_rwx_reset(s->pcpu);
 	memcpy(rdma_rwx_removed.base, rdma_rwx_removed.events,
 	       sizeof(rdma_rwx_removed.base));
+	spin_unlock_bh(&rdma_rwx_retire_lock);
 	mutex_unlock(&rdma_rwx_stats_lock);
 	return len;
 }
@@ -404,42 +439,72 @@ static void rdma_rwx_uncache(struct rdma_rwx_dev_stats *s)
 			&rdma_rwx_nodev_stats);
 }
 
-/*
- * The device goes (rdma link delete, driver unload, or this module's
- * unload).  Contexts may still be live on it: their destroys then count
- * in the no-device set.
- */
-static void rdma_rwx_remove_one(struct ib_device *dev, void *client_data)
+/* Retirement, last step: nobody holds @s; its counts join the total. */
+static void rdma_rwx_retire_free(struct rcu_head *rcu)
 {
-	struct rdma_rwx_dev_stats *s = client_data;
+	struct rdma_rwx_dev_stats *s =
+		container_of(rcu, struct rdma_rwx_dev_stats, rcu);
 	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
 	int i;
 
-	if (!s)
-		return;
-	/*
-	 * No new lookup finds it once every section that may have looked it
-	 * up has ended; then no cache holds it once every section that may
-	 * have taken it from a cache has ended.  One grace period is not
-	 * enough: a section that began before it may cache @s again, and a
-	 * later one take it from there.
-	 */
-	ib_set_client_data(dev, &rdma_rwx_client, NULL);
-	synchronize_rcu();
-	rdma_rwx_uncache(s);
-	synchronize_rcu();
-
-	mutex_lock(&rdma_rwx_stats_lock);
-	debugfs_remove_recursive(s->dir);
-	list_del(&s->node);
 	rdma_rwx_sum(s->pcpu, sum, base);
+	spin_lock_bh(&rdma_rwx_retire_lock);
 	for (i = 0; i < RWX_CNT_NR; i++) {
 		rdma_rwx_removed.events[i] += sum[i];
 		rdma_rwx_removed.base[i] += base[i];
 	}
-	mutex_unlock(&rdma_rwx_stats_lock);
+	list_del(&s->node);
+	spin_unlock_bh(&rdma_rwx_retire_lock);
 	free_percpu(s->pcpu);
 	kfree(s);
+}
+
+/*
+ * Retirement, second step: no lookup can find @s any more (nor cache it:
+ * a lookup that found it before has ended), so it leaves the caches; a
+ * task that took it from one may still count into it until the next
+ * grace period.
+ */
+static void rdma_rwx_retire_uncache(struct rcu_head *rcu)
+{
+	struct rdma_rwx_dev_stats *s =
+		container_of(rcu, struct rdma_rwx_dev_stats, rcu);
+
+	rdma_rwx_uncache(s);
+	call_rcu_tasks(&s->rcu, rdma_rwx_retire_free);
+}
+
+/*
+ * Retire the set of @dev, if it has one: its file goes now, its counts
+ * stay in the global file.  Contexts may still be live on @dev (the ULPs
+ * whose ib_client was registered before this module's are told of the
+ * removal after it): they count in the no-device set from now on, or
+ * into the retiring set while a CPU's cache still names it.
+ */
+static void rdma_rwx_retire(struct ib_device *dev)
+{
+	struct rdma_rwx_dev_stats *s;
+
+	mutex_lock(&rdma_rwx_stats_lock);
+	s = ib_get_client_data(dev, &rdma_rwx_client);
+	if (!s) {
+		mutex_unlock(&rdma_rwx_stats_lock);
+		return;
+	}
+	ib_set_client_data(dev, &rdma_rwx_client, NULL);
+	debugfs_remove_recursive(s->dir);
+	s->dir = NULL;
+	spin_lock_bh(&rdma_rwx_retire_lock);
+	list_move_tail(&s->node, &rdma_rwx_retiring);
+	spin_unlock_bh(&rdma_rwx_retire_lock);
+	mutex_unlock(&rdma_rwx_stats_lock);
+	call_rcu_tasks(&s->rcu, rdma_rwx_retire_uncache);
+}
+
+/* The device goes (rdma link delete, driver unload, or this module's unload). */
+static void rdma_rwx_remove_one(struct ib_device *dev, void *client_data)
+{
+	rdma_rwx_retire(dev);
 }
 
 /* The directory follows the device's name. */
@@ -492,6 +557,61 @@ u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter)
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter, RDMA_RWX_TESTING);
 
 /**
+ * rdma_rwx_total_counter() - one line of the global counters file
+ * @counter: an enum rdma_rwx_counter
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING): the sum over every
+ * set, removed devices' included, since the last reset.
+ *
+ * Return: the count, or U64_MAX when @counter is out of range.
+ */
+u64 rdma_rwx_total_counter(unsigned int counter)
+{
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+
+	if (counter >= RWX_CNT_NR)
+		return U64_MAX;
+	rdma_rwx_sum_all(sum, base);
+	return sum[counter] - base[counter];
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_total_counter, RDMA_RWX_TESTING);
+
+/**
+ * rdma_rwx_stats_forget_device() - retire a device's counters now
+ * @dev: the device
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING): what the device's
+ * removal does to its counters, while the test still holds contexts on
+ * it, as when a ULP hears of the removal after this module does.  Its
+ * later removal finds nothing left to retire.
+ */
+void rdma_rwx_stats_forget_device(struct ib_device *dev)
+{
+	rdma_rwx_retire(dev);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_stats_forget_device, RDMA_RWX_TESTING);
+
+/* Wait until every retired set has been folded and freed. */
+static void rdma_rwx_retire_wait(void)
+{
+	/* The first lets the uncache steps queue the free steps. */
+	rcu_barrier_tasks();
+	rcu_barrier_tasks();
+}
+
+/**
+ * rdma_rwx_stats_retire_barrier() - wait for retired counters to be freed
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING): after it, every set
+ * retired before the call is folded into the removed total and freed.
+ */
+void rdma_rwx_stats_retire_barrier(void)
+{
+	rdma_rwx_retire_wait();
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_stats_retire_barrier, RDMA_RWX_TESTING);
+
+/**
  * rdma_rwx_dev_counter_name() - the line name of a counter
  * @counter: an enum rdma_rwx_counter
  *
@@ -527,5 +647,7 @@ int rdma_rwx_stats_init(void)
 void rdma_rwx_stats_exit(void)
 {
 	ib_unregister_client(&rdma_rwx_client);
+	/* The retirement steps are this module's code. */
+	rdma_rwx_retire_wait();
 	debugfs_remove_recursive(rdma_rwx_debugfs);
 }

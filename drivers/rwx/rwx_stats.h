@@ -2,9 +2,9 @@
 /*
  * rdma_rwx counters: what the engine did, per device and per CPU, so that
  * counting costs the hot path a compare against this CPU's last device and
- * an increment of a CPU-local word.  Read and reset through debugfs
- * (rwx_stats.c; format in Documentation/rdma_rwx.rst, "Counters"), and
- * traced (rwx_trace.h).
+ * an increment of a CPU-local word, without disabling preemption.  Read
+ * and reset through debugfs (rwx_stats.c; format in
+ * Documentation/rdma_rwx.rst, "Counters"), and traced (rwx_trace.h).
  */
 #ifndef _RWX_STATS_H
 #define _RWX_STATS_H
@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
@@ -53,7 +54,9 @@ struct rdma_rwx_dev_stats {
 	struct ib_device *dev;
 	struct rdma_rwx_counters __percpu *pcpu;
 	struct dentry *dir;		/* devices/<name>/ in debugfs */
-	struct list_head node;		/* on rdma_rwx_devices */
+	/* on rdma_rwx_devices; once the device is gone, on the retiring list */
+	struct list_head node;
+	struct rcu_head rcu;		/* retirement (rwx_stats.c) */
 };
 
 /* What a context's init chose, for the counters and the trace events. */
@@ -85,15 +88,30 @@ DECLARE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev);
 
 /*
- * The counters of @dev.  Call with preemption disabled, which is what
- * keeps them from being freed (rdma_rwx_remove_one() waits for an RCU
- * grace period).  A hit in this CPU's one-entry cache costs a load and a
- * compare; a miss looks the device's client data up and caches it.
+ * The counters of @dev.  A hit in this CPU's one-entry cache costs a load
+ * and a compare; a miss looks the device's client data up and caches it.
+ * Preemptible: the caller may count on another CPU than the one whose
+ * cache it read (this_cpu_*() count wherever they run), and the set is
+ * freed only after two RCU-tasks grace periods, which wait for every task
+ * to switch voluntarily - none does between the lookup and its count.
  */
+/*
+ * A preemptible kernel built without RCU-tasks retires sets after plain
+ * RCU grace periods (call_rcu_tasks() is call_rcu() there), which cover a
+ * count only while it runs with preemption disabled.
+ */
+#if IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU)
+#define rdma_rwx_count_begin()	preempt_disable()
+#define rdma_rwx_count_end()	preempt_enable()
+#else
+#define rdma_rwx_count_begin()	do { } while (0)
+#define rdma_rwx_count_end()	do { } while (0)
+#endif
+
 static __always_inline struct rdma_rwx_counters __percpu *
 rdma_rwx_dev_counters(struct ib_device *dev)
 {
-	struct rdma_rwx_dev_stats *s = __this_cpu_read(rdma_rwx_last_stats);
+	struct rdma_rwx_dev_stats *s = this_cpu_read(rdma_rwx_last_stats);
 
 	if (likely(s->dev == dev))
 		return s->pcpu;
@@ -115,9 +133,29 @@ rdma_rwx_bytes_counter(enum dma_data_direction dir)
 static inline void rdma_rwx_count(struct ib_device *dev,
 				  enum rdma_rwx_counter counter)
 {
-	preempt_disable();
+	rdma_rwx_count_begin();
 	this_cpu_inc(rdma_rwx_dev_counters(dev)->events[counter]);
-	preempt_enable();
+	rdma_rwx_count_end();
+}
+
+/*
+ * Count @counter on @dev when this CPU's cache names @dev, and say so;
+ * else count nothing: the caller then counts out of line
+ * (rdma_rwx_count()), so that its fast path makes no call of its own.
+ */
+static __always_inline bool rdma_rwx_count_cached(struct ib_device *dev,
+						  enum rdma_rwx_counter counter)
+{
+	struct rdma_rwx_dev_stats *s;
+	bool hit;
+
+	rdma_rwx_count_begin();
+	s = this_cpu_read(rdma_rwx_last_stats);
+	hit = likely(s->dev == dev);
+	if (hit)
+		this_cpu_inc(s->pcpu->events[counter]);
+	rdma_rwx_count_end();
+	return hit;
 }
 
 /*
@@ -131,13 +169,13 @@ static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
 {
 	struct rdma_rwx_counters __percpu *c;
 
-	preempt_disable();
+	rdma_rwx_count_begin();
 	c = rdma_rwx_dev_counters(dev);
 	this_cpu_inc(c->events[path]);
 	if (mrs)
 		this_cpu_add(c->events[RWX_CNT_MRS], mrs);
 	this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], bytes);
-	preempt_enable();
+	rdma_rwx_count_end();
 }
 
 void rdma_rwx_trace_post(struct ib_device *dev, u32 port_num,
@@ -149,6 +187,9 @@ void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
 
 /* For the KUnit suites (namespace RDMA_RWX_TESTING). */
 u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter);
+u64 rdma_rwx_total_counter(unsigned int counter);
+void rdma_rwx_stats_forget_device(struct ib_device *dev);
+void rdma_rwx_stats_retire_barrier(void);
 const char *rdma_rwx_dev_counter_name(unsigned int counter);
 
 int rdma_rwx_stats_init(void);
