@@ -533,9 +533,10 @@ void rdma_rwx_ctx_destroy_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return;
 	dev = qp->pd->device;
 	/* The event reads the WRs: before anything is freed. */
-	if (ctx->type >= RDMA_RWX_CTX_BVEC_SINGLE &&
+	if (trace_rwx_ctx_destroy_enabled() &&
+	    ctx->type >= RDMA_RWX_CTX_BVEC_SINGLE &&
 	    ctx->type <= RDMA_RWX_CTX_BVEC_MR_BUILT)
-		trace_rwx_ctx_destroy(dev, port_num, ctx, nr_bvec, 0);
+		rdma_rwx_trace_destroy(dev, port_num, ctx, nr_bvec);
 	switch (ctx->type) {
 	case RDMA_RWX_CTX_BVEC_SINGLE:
 		rdma_rwx_bvec_unmap_sges(dev, &ctx->single.sge, 1,

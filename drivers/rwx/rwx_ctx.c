@@ -112,14 +112,14 @@ void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count)
 
 /*
  * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
- * first entry rather than its sg_offset: some drivers (siw) build their
- * page lists from the entries alone and would place the data at the start
- * of the first entry, sg_offset bytes early.  Out of line, so that lists
- * mapped from an entry's start pay for no copy.
+ * first entry rather than its sg_offset, for siw: it builds its page list
+ * from the entries alone and would place the data at the start of the
+ * first entry, sg_offset bytes early.  Out of line, so that other devices
+ * pay for no copy.
  */
-static noinline int rdma_rwx_map_from_offset(struct ib_mr *mr,
-					     const struct rdma_rwx_pos *pos,
-					     u32 n)
+static noinline int rdma_rwx_map_from_offset_copy(struct ib_mr *mr,
+						  const struct rdma_rwx_pos *pos,
+						  u32 n)
 {
 	struct scatterlist head[2] = {};
 
@@ -132,11 +132,22 @@ static noinline int rdma_rwx_map_from_offset(struct ib_mr *mr,
 	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
 }
 
+/* ib_map_mr_sg() of @n entries from @pos->offset on. */
+static int rdma_rwx_map_from_offset(struct ib_mr *mr,
+				    const struct rdma_rwx_pos *pos, u32 n)
+{
+	unsigned int offset = pos->offset;
+
+	if (mr->device->ops.driver_id == RDMA_DRIVER_SIW)
+		return rdma_rwx_map_from_offset_copy(mr, pos, n);
+	return ib_map_mr_sg(mr, pos->sg, n, &offset, PAGE_SIZE);
+}
+
 /*
  * Give @mr exactly the bytes of @span.  Where the span starts inside its
  * first entry or ends inside its last, ib_map_mr_sg() is handed private
- * copies of those entries rather than its sg_offset, as in
- * rdma_rwx_map_from_offset().
+ * copies of those entries rather than its sg_offset, as siw needs (see
+ * rdma_rwx_map_from_offset_copy()).
  */
 static int rdma_rwx_map_span(struct ib_mr *mr,
 			     const struct rdma_rwx_mr_span *span)
@@ -713,7 +724,8 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (ret && rdma_rwx_built(ctx))
 		rdma_rwx_unpost(ctx, bad_wr);
 	if (traced)
-		trace_rwx_ctx_post(qp->pd->device, port_num, &info, ret);
+		trace_rwx_ctx_post(qp->pd->device, port_num, &info, info.sges,
+				   ret);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
@@ -802,7 +814,7 @@ static noinline void rdma_rwx_ctx_destroy_traced(struct rdma_rw_ctx *ctx,
 {
 	/* A plain context it destroys; not a dead or signature one. */
 	if (ctx->type >= RDMA_RWX_CTX_SINGLE && ctx->type <= RDMA_RWX_CTX_MR_BUILT)
-		trace_rwx_ctx_destroy(qp->pd->device, port_num, ctx, sg_cnt, 0);
+		rdma_rwx_trace_destroy(qp->pd->device, port_num, ctx, sg_cnt);
 	__rdma_rwx_ctx_destroy(ctx, qp, sg, sg_cnt, dir);
 }
 

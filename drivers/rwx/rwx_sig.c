@@ -249,7 +249,8 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return;
 
 	dev = qp->pd->device;
-	trace_rwx_ctx_destroy(dev, port_num, ctx, sg_cnt, 0);
+	if (trace_rwx_ctx_destroy_enabled())
+		rdma_rwx_trace_destroy(dev, port_num, ctx, sg_cnt);
 	/*
 	 * mlx5 refuses to register an integrity MR again until its status
 	 * was read since the last registration; a ULP reads it only after a

@@ -210,7 +210,20 @@ void rdma_rwx_trace_post(struct ib_device *dev, u32 port_num,
 	if (!trace_rwx_ctx_post_enabled())
 		return;
 	rdma_rwx_ctx_info(ctx, &info);
-	trace_rwx_ctx_post(dev, port_num, &info, ret);
+	trace_rwx_ctx_post(dev, port_num, &info, info.sges, ret);
+}
+
+/*
+ * The rwx_ctx_destroy event of a live context, before its destroy frees
+ * anything.  Out of line: called only with the event on.
+ */
+void rdma_rwx_trace_destroy(struct ib_device *dev, u32 port_num,
+			    const struct rdma_rw_ctx *ctx, u32 entries)
+{
+	struct rdma_rwx_ctx_info info;
+
+	rdma_rwx_ctx_info(ctx, &info);
+	trace_rwx_ctx_destroy(dev, port_num, &info, entries, 0);
 }
 
 /*

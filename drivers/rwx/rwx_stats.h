@@ -180,6 +180,8 @@ static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
 
 void rdma_rwx_trace_post(struct ib_device *dev, u32 port_num,
 			 const struct rdma_rw_ctx *ctx, int ret);
+void rdma_rwx_trace_destroy(struct ib_device *dev, u32 port_num,
+			    const struct rdma_rw_ctx *ctx, u32 entries);
 void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
 			      const struct rdma_rw_ctx *ctx, u32 sg_cnt,
 			      enum dma_data_direction dir, int ret,

@@ -83,12 +83,17 @@ TRACE_EVENT(rwx_ctx_init,
 		      __entry->result, __entry->bvec)
 );
 
-/* path, dir, wrs and bytes read back from the context's WRs */
+/*
+ * A post or a destroy: path, dir, wrs and bytes as rdma_rwx_ctx_info()
+ * read them from the context's WRs (before the post, which may see the
+ * context completed, destroyed and freed before it returns; before the
+ * destroy frees them), entries as the operation gives them.
+ */
 DECLARE_EVENT_CLASS(rwx_ctx_op,
 		    TP_PROTO(const struct ib_device *dev, u32 port,
-			     const struct rdma_rw_ctx *ctx, u32 entries,
+			     const struct rdma_rwx_ctx_info *info, u32 entries,
 			     int result),
-		    TP_ARGS(dev, port, ctx, entries, result),
+		    TP_ARGS(dev, port, info, entries, result),
 		    TP_STRUCT__entry(__string(device, rwx_dev_name(dev))
 				     __field(u32, port)
 				     __field(u8, path)
@@ -97,16 +102,13 @@ DECLARE_EVENT_CLASS(rwx_ctx_op,
 				     __field(u32, wrs)
 				     __field(u64, bytes)
 				     __field(int, result)),
-		    TP_fast_assign(struct rdma_rwx_ctx_info info;
-
-				   rdma_rwx_ctx_info(ctx, &info);
-				   rwx_assign_device();
+		    TP_fast_assign(rwx_assign_device();
 				   __entry->port = port;
-				   __entry->path = info.path;
-				   __entry->dir = info.dir;
-				   __entry->entries = entries ?: info.sges;
-				   __entry->wrs = info.wrs;
-				   __entry->bytes = info.bytes;
+				   __entry->path = info->path;
+				   __entry->dir = info->dir;
+				   __entry->entries = entries;
+				   __entry->wrs = info->wrs;
+				   __entry->bytes = info->bytes;
 				   __entry->result = result;),
 		    TP_printk("device=%s port=%u path=%s dir=%s entries=%u wrs=%u bytes=%llu result=%d",
 			      __get_str(device), __entry->port,
@@ -115,44 +117,20 @@ DECLARE_EVENT_CLASS(rwx_ctx_op,
 			      __entry->wrs, __entry->bytes, __entry->result)
 );
 
-/*
- * entries: the SGEs of the READ/WRITE WRs (the post is not given the
- * list).  Given what rdma_rwx_ctx_info() read of the context before the
- * post: once its chain is posted, its completion may run on another CPU
- * and the ULP destroy (and free) it before the event is recorded.
- */
-TRACE_EVENT(rwx_ctx_post,
-	    TP_PROTO(const struct ib_device *dev, u32 port,
-		     const struct rdma_rwx_ctx_info *info, int result),
-	    TP_ARGS(dev, port, info, result),
-	    TP_STRUCT__entry(__string(device, rwx_dev_name(dev))
-			     __field(u32, port)
-			     __field(u8, path)
-			     __field(u8, dir)
-			     __field(u32, entries)
-			     __field(u32, wrs)
-			     __field(u64, bytes)
-			     __field(int, result)),
-	    TP_fast_assign(rwx_assign_device();
-			   __entry->port = port;
-			   __entry->path = info->path;
-			   __entry->dir = info->dir;
-			   __entry->entries = info->sges;
-			   __entry->wrs = info->wrs;
-			   __entry->bytes = info->bytes;
-			   __entry->result = result;),
-	    TP_printk("device=%s port=%u path=%s dir=%s entries=%u wrs=%u bytes=%llu result=%d",
-		      __get_str(device), __entry->port,
-		      rwx_show_path(__entry->path),
-		      rwx_show_dir(__entry->dir), __entry->entries,
-		      __entry->wrs, __entry->bytes, __entry->result)
+/* entries: the SGEs of the READ/WRITE WRs (the post is not given the list) */
+DEFINE_EVENT(rwx_ctx_op, rwx_ctx_post,
+	     TP_PROTO(const struct ib_device *dev, u32 port,
+		      const struct rdma_rwx_ctx_info *info, u32 entries,
+		      int result),
+	     TP_ARGS(dev, port, info, entries, result)
 );
 
-/* entries: sg_cnt as passed to the destroy */
+/* entries: sg_cnt (nr_bvec) as passed to the destroy */
 DEFINE_EVENT(rwx_ctx_op, rwx_ctx_destroy,
 	     TP_PROTO(const struct ib_device *dev, u32 port,
-		      const struct rdma_rw_ctx *ctx, u32 entries, int result),
-	     TP_ARGS(dev, port, ctx, entries, result)
+		      const struct rdma_rwx_ctx_info *info, u32 entries,
+		      int result),
+	     TP_ARGS(dev, port, info, entries, result)
 );
 
 #endif /* _RWX_TRACE_H */
