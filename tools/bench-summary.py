@@ -184,8 +184,9 @@ def trace_table(traces):
                      (path, min(delta), max(delta), min(ratio), max(ratio),
                       min(on), max(on), len(shapes)))
         line = ('bench: trace %s: ib_core (the control) alike across the variants '
-                'in %d of %d shapes (largest difference %d insns); %d rounds'
-                % (path, core_same, len(shapes), core_diff, len(rounds)))
+                'in %d of %d shapes (largest difference %d insns); %d round%s'
+                % (path, core_same, len(shapes), core_diff, len(rounds),
+                   's' if len(rounds) > 1 else ''))
         if len(rounds) > 1:
             agree = sum(len({runs[v, r][s][0] for r in rounds}) == 1
                         for v in TRACE_VARIANTS for s in shapes)
