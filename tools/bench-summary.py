@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bench-summary.py [--cost PATH ICOUNT1 [ICOUNT2 [CLOCK]]]... [--data LOG]...
-                 [--userspace LOG]
+"""bench-summary.py [--cost PATH ICOUNT1 [ICOUNT2 [CLOCK]]]... [--trace PATH LOG]...
+                 [--data LOG]... [--userspace LOG]
 
 The tables of make bench, from the guests' console logs.
 
@@ -12,6 +12,18 @@ cost and the ratio rdma_rwx/ib_core under each clock (below 1: the engine
 is cheaper), the floor (the DMA mapping, pool MRs and ib_map_mr_sg() calls
 both engines make) and each engine's own cost above it, whether the two icount runs agree, and the median and worst
 icount ratio.
+
+--trace: the cost of the engine's trace events, from a guest under -icount
+that ran rwx_bench once a round with each variant of the engine (its
+"bench: trace VARIANT ROUND rwx_bench: cost ..." lines): out (the events
+compiled out, RWX_NOTRACE=1), off (compiled in, off: the normal module)
+and on (every rwx:* event on, into the trace ring buffer).  Prints one
+table for every --trace given: per path and list (WRITE, offset 0) the
+engine's instructions per context with each variant (the cheapest round),
+off - out and off/out (what the events cost while off), on - off; then per
+path the range of off - out and off/out over every shape (READ and offset
+512 too), whether ib_core's figures (the control: nothing of it changes)
+and the rounds agree, and how many events the ring buffer took.
 
 --data: the "bench: data PATH WORKLOAD SIDE ROUND IOPS MIB/S" lines of
 the NVMe-oF data path; prints per path and workload the median IOPS and
@@ -44,6 +56,9 @@ PERF = re.compile(r'bench: userspace perf (\w+) (\d+) (rwx_perf|perftest) (\d+) 
                   r'(\d+|FAILED) (\d+|FAILED)$')
 POST_INSNS = re.compile(r'bench: userspace post insns (\w+) (lib|inline) (\d+|none) (\d+|none)$')
 POST_TIME = re.compile(r'bench: userspace post time (\w+) (\d+) ([\d.]+) ([\d.]+)$')
+TRACE = re.compile(r'bench: trace (out|off|on) (\d+) (rwx_bench: cost .*)')
+TRACE_EVENTS = re.compile(r'bench: trace on (\d+) events (\d+) ')
+TRACE_VARIANTS = ('out', 'off', 'on')
 PERF_TOOLS = ('rwx_perf', 'perftest')
 POST_OPS = ('write', 'send')
 ENTRIES = (1, 2, 4, 16, 64, 256)
@@ -108,6 +123,89 @@ def cost_table(path, icount1, icount2=None, clock=None):
     print('bench: cost %s: icount ratio rdma_rwx/ib_core median %.2f, worst %.2f' %
           (path, statistics.median(ratios), max(ratios)))
     return 0
+
+
+def read_trace(log):
+    """({(variant, round): {shape: figures as read_cost()}}, {round: events})"""
+    runs, events = collections.defaultdict(dict), {}
+    with open(log, errors='replace') as f:
+        for line in f:
+            m = TRACE.search(line)
+            if m:
+                c = COST.search(m.group(3))
+                if c:
+                    d, n, off, *figures = c.groups()
+                    runs[m.group(1), int(m.group(2))][d, int(n), int(off)] = \
+                        tuple(int(x) for x in figures)
+            m = TRACE_EVENTS.search(line)
+            if m:
+                events[int(m.group(1))] = int(m.group(2))
+    return runs, events
+
+
+def trace_table(traces):
+    """traces: [(path, log)]: the cost of the trace events, one table."""
+    status, rows, notes = 0, [], []
+    for path, log in traces:
+        runs, events = read_trace(log)
+        offsets = (0,) if path == 'sig' else OFFSETS
+        shapes = [(d, n, off) for d in ('WRITE', 'READ') for n in ENTRIES
+                  for off in offsets]
+        rounds = sorted({r for _, r in runs})
+        missing = ['%s round %d' % (v, r) for r in rounds or [1]
+                   for v in TRACE_VARIANTS
+                   if any(s not in runs.get((v, r), {}) for s in shapes)]
+        missing += ['events of on round %d' % r for r in rounds or [1]
+                    if not events.get(r)]
+        if missing:
+            print('bench: trace %s: no figures for %s (see %s)' %
+                  (path, ', '.join(missing), log))
+            status = 1
+            continue
+        # The cheapest round of each variant, engine and ib_core.
+        best = {v: {s: min(runs[v, r][s][0] for r in rounds) for s in shapes}
+                for v in TRACE_VARIANTS}
+        core = {v: {s: min(runs[v, r][s][2] for r in rounds) for s in shapes}
+                for v in TRACE_VARIANTS}
+        for n in ENTRIES:
+            s = ('WRITE', n, 0)
+            out, off, on = (best[v][s] for v in TRACE_VARIANTS)
+            rows.append('bench: %-4s %7d | %8d %8d %8d | %7d %7.3f | %7d' % (
+                path, n, out, off, on, off - out, off / out, on - off))
+        delta = [best['off'][s] - best['out'][s] for s in shapes]
+        ratio = [best['off'][s] / best['out'][s] for s in shapes]
+        on = [best['on'][s] - best['off'][s] for s in shapes]
+        core_same = sum(len({core[v][s] for v in TRACE_VARIANTS}) == 1
+                        for s in shapes)
+        core_diff = max(max(core[v][s] for v in TRACE_VARIANTS) -
+                        min(core[v][s] for v in TRACE_VARIANTS) for s in shapes)
+        notes.append('bench: trace %s: off - out %d to %d insns (off/out %.3f to '
+                     '%.3f), on - off %d to %d, over all %d shapes' %
+                     (path, min(delta), max(delta), min(ratio), max(ratio),
+                      min(on), max(on), len(shapes)))
+        line = ('bench: trace %s: ib_core (the control) alike across the variants '
+                'in %d of %d shapes (largest difference %d insns); %d round%s'
+                % (path, core_same, len(shapes), core_diff, len(rounds),
+                   's' if len(rounds) > 1 else ''))
+        if len(rounds) > 1:
+            agree = sum(len({runs[v, r][s][0] for r in rounds}) == 1
+                        for v in TRACE_VARIANTS for s in shapes)
+            line += ', alike in %d of %d figures' % (agree, 3 * len(shapes))
+        notes.append(line + '; the ring buffer took %s events a round' %
+                     '/'.join(str(events[r]) for r in rounds))
+    if not rows:
+        return status or 1
+    print('bench: cost of the trace events: rdma_rwx instructions per context '
+          '(init, WR chain, destroy; -icount, cheapest round), WRITE, offset 0;')
+    print('bench: out: compiled out (NOTRACE), off: compiled in and off (the '
+          'module as shipped), on: rwx:* on, into the ring buffer')
+    print('bench: %-4s %7s | %8s %8s %8s | %7s %7s | %7s' %
+          ('path', 'entries', 'out', 'off', 'on', 'off-out', 'off/out', 'on-off'))
+    for row in rows:
+        print(row)
+    for note in notes:
+        print(note)
+    return status
 
 
 def data_table(logs):
@@ -267,6 +365,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cost', nargs='+', action='append', default=[],
                     metavar='PATH ICOUNT1 [ICOUNT2 [CLOCK]]')
+    ap.add_argument('--trace', nargs=2, action='append', default=[],
+                    metavar=('PATH', 'LOG'))
     ap.add_argument('--data', action='append', default=[], metavar='LOG')
     ap.add_argument('--userspace', metavar='LOG')
     args = ap.parse_args()
@@ -275,6 +375,9 @@ def main():
         if not 2 <= len(cost) <= 4:
             ap.error('--cost PATH ICOUNT1 [ICOUNT2 [CLOCK]]')
         status |= cost_table(*cost)
+        print()
+    if args.trace:
+        status |= trace_table(args.trace)
         print()
     if args.data:
         status |= data_table(args.data)

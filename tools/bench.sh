@@ -7,7 +7,11 @@
 #    shape and direction; ratio rdma_rwx/ib_core (below 1: the engine is
 #    cheaper).  Measured twice under QEMU's -icount, where the guest's
 #    clock counts instructions (deterministic: the two runs must agree),
-#    and once under the normal clock, for reference;
+#    and once under the normal clock, for reference; and, under -icount,
+#    what the engine's trace events cost: rwx_bench with the engine built
+#    with its events compiled out (RWX_NOTRACE=1, build/mod-6.12-notrace),
+#    compiled in and off (the normal module) and on (every rwx:* event
+#    into the ring buffer), one after the other in one guest per path;
 #  - data: the NVMe-oF data path, fio through the engine-built nvmet-rdma
 #    and through the distro's, alternating round by round; medians and
 #    the ratio engine/ib_core (above 1: the engine moved more);
@@ -31,6 +35,7 @@
 #                     randread:4k randwrite:4k read:128k write:128k)
 #   RWX_BENCH_SMOKE=1 make check's run: the SGE path and signature
 #                     contexts only, one short icount cost run each, one
+#                     short round of the trace events' cost (SGE path), one
 #                     short data round and one short userspace round
 #                     (64 B); checks that the pieces work and the tables
 #                     come out, nothing more
@@ -43,17 +48,26 @@ export RWX_ROOT
 # Operations per round under -icount (rwx_bench's fixed_ops).
 BENCH_FIXED_OPS=16
 paths="sge mr sig" icount_runs="1 2" clock_run=1
+# The trace events' cost: the paths, and rounds of the three variants
+# (the order reversed every other round).
+trace_paths="sge mr sig" trace_rounds=2
 # The userspace part: SIZE:ITERS pairs, rwx_postbench's rounds and
 # batches per round, callgrind's batches.
 userspace_sizes="64:16000 65536:400" post_rounds=15 post_batches=32 cg_batches=8
 if [ "${RWX_BENCH_SMOKE:-0}" = 1 ]; then
 	BENCH_FIXED_OPS=2 paths="sge sig" icount_runs=1 clock_run=0
+	trace_paths=sge trace_rounds=1
 	userspace_sizes="64:2000" post_rounds=1 post_batches=2 cg_batches=1
 	: "${RWX_BENCH_ROUNDS:=1}" "${RWX_BENCH_RUNTIME:=1}"
 fi
 parts=${RWX_BENCH_PARTS:-cost data userspace}
 
 prepare_stock_612 || exit 1
+case " $parts " in *" cost "*)
+	# The engine with its trace events compiled out, for their cost.
+	"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" \
+		"$RWX_BUILD/mod-6.12-notrace" RWX_NOTRACE=1 || exit 1
+esac
 case " $parts " in *" data "*)
 	"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
 		"$RWX_BUILD/ulps-6.12" nvmet-rdma > /dev/null || exit 1
@@ -79,7 +93,7 @@ bench_guest() {
 		-e "RWX_MODDIR=$RWX_BUILD/mod-6.12" \
 		-e "RWX_ULPDIR=$RWX_BUILD/ulps-6.12" "$@" > /dev/null
 	grep -aE 'rwx_bench: |^bench: ' "$out/console.log" |
-		grep -vE '^bench: (data [a-z]* [a-z]*-|userspace (perf|post (time|profile)) )' |
+		grep -vE '^bench: (data [a-z]* [a-z]*-|userspace (perf|post (time|profile)) |trace [a-z]+ [0-9]+ rwx_bench: )' |
 		sed 's/^\[ *[0-9.]*\] //'
 	if grep -q $'^fail' "$out/judgement"; then
 		awk -F'\t' '$1 == "fail" {print "bench FAILED: " $2 ": " $3}' \
@@ -106,6 +120,16 @@ for path in $paths; do
 			logs+=("$RWX_BUILD/vm/bench-cost-$path-clock/console.log")
 		fi
 		summary+=(--cost "$path" "${logs[@]}")
+		case " $trace_paths " in *" $path "*)
+			RWX_QEMU_ICOUNT=1 bench_guest "bench-cost-trace-$path" "$mr" \
+				-e RWX_BENCH_TRACE=1 \
+				-e "RWX_NOTRACE_MODDIR=$RWX_BUILD/mod-6.12-notrace" \
+				-e "RWX_BENCH_TRACE_ROUNDS=$trace_rounds" \
+				-e "RWX_BENCH_FIXED_OPS=$BENCH_FIXED_OPS" \
+				-e "RWX_BENCH_SIG=$sig" || status=1
+			summary+=(--trace "$path" \
+				  "$RWX_BUILD/vm/bench-cost-trace-$path/console.log")
+		esac
 	esac
 	# Signature contexts need a device with integrity handover, which
 	# only the test device is: no NVMe-oF data path for them.

@@ -331,7 +331,7 @@ fi
 suite bench
 RWX_BENCH_SMOKE=1 bash "$RWX_ROOT/tools/bench.sh" > "$RWX_BUILD/bench-smoke.log" 2>&1
 bench_rc=$?
-grep -E '^bench: (cost (sge|sig): icount|sge +randread|userspace: )' "$RWX_BUILD/bench-smoke.log" |
+grep -E '^bench: (cost (sge|sig): icount|trace sge: off|sge +randread|userspace: )' "$RWX_BUILD/bench-smoke.log" |
 	sed 's/^/   /'
 if [ "$bench_rc" = 0 ] &&
 	grep -qE '^bench: cost sge: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+$' \
@@ -352,6 +352,18 @@ if [ "$bench_rc" = 0 ] &&
 	pass "make bench, short: the icount cost table of signature contexts"
 else
 	fail "make bench, short: the icount cost table of signature contexts" \
+		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
+fi
+# The trace events' cost (SGE path): a row per list length with the engine
+# compiled out, compiled in and off, and on, and the line that sums them up.
+if [ "$bench_rc" = 0 ] &&
+	[ "$(grep -cE '^bench: sge +[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+ \| +-?[0-9]+ +[0-9]+\.[0-9]{3} \| +-?[0-9]+$' \
+		"$RWX_BUILD/bench-smoke.log")" = 6 ] &&
+	grep -qE '^bench: trace sge: off - out -?[0-9]+ to -?[0-9]+ insns \(off/out [0-9.]+ to [0-9.]+\), on - off -?[0-9]+ to -?[0-9]+, over all 24 shapes$' \
+		"$RWX_BUILD/bench-smoke.log"; then
+	pass "make bench, short: the trace events' cost table (compiled out, off, on)"
+else
+	fail "make bench, short: the trace events' cost table (compiled out, off, on)" \
 		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
 fi
 # The userspace part (64 B only): a rwx_perf/perftest row per operation,

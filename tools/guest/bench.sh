@@ -26,6 +26,48 @@ if [ "${RWX_BENCH_COST:-0}" = 1 ]; then
 		fixed_ops="${RWX_BENCH_FIXED_OPS:-0}" sig="${RWX_BENCH_SIG:-0}"
 	rmmod rwx_bench rwx_testdev rwx_loopback rdma_rwx
 fi
+if [ "${RWX_BENCH_TRACE:-0}" = 1 ]; then
+	T=/sys/kernel/tracing
+	mountpoint -q $T || mount -t tracefs nodev $T
+	insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
+	insmod "$M/drivers/testing/testdev/rwx_testdev.ko"
+	echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	# Only the engine differs between the variants: rwx_bench, the
+	# loopback and the test device are the normal build's (the NOTRACE
+	# engine exports the symbols they use with the same CRCs).
+	order="out off on"
+	for round in $(seq "${RWX_BENCH_TRACE_ROUNDS:-1}"); do
+		for variant in $order; do
+			engine=$M/drivers/rwx/rdma_rwx.ko
+			[ "$variant" = out ] &&
+				engine=$RWX_NOTRACE_MODDIR/drivers/rwx/rdma_rwx.ko
+			echo "bench: trace $variant $round: $engine"
+			insmod "$engine" force_mr="$mr"
+			if [ "$variant" = on ]; then
+				echo > $T/trace
+				echo 1 > $T/events/rwx/enable
+			fi
+			dmesg -C
+			insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1 \
+				fixed_ops="${RWX_BENCH_FIXED_OPS:-0}" \
+				sig="${RWX_BENCH_SIG:-0}"
+			if [ "$variant" = on ]; then
+				echo 0 > $T/events/rwx/enable
+				# What the ring buffer took: the events were on.
+				cat $T/per_cpu/cpu*/stats | awk -v r="$round" '
+					$1 == "entries:" {e += $2} $1 == "overrun:" {o += $2}
+					END {print "bench: trace on " r " events " e + o \
+						" (" o " overwritten)"}'
+				echo > $T/trace
+			fi
+			dmesg | grep -a 'rwx_bench: cost ' | sed 's/^\[ *[0-9.]*\] //' |
+				sed "s/^/bench: trace $variant $round /"
+			rmmod rwx_bench rdma_rwx
+		done
+		order=$(echo "$order" | tr ' ' '\n' | tac | tr '\n' ' ')
+	done
+	rmmod rwx_testdev rwx_loopback
+fi
 if [ "${RWX_BENCH_DATA:-0}" = 1 ]; then
 	. "$RWX_ROOT/tools/guest/bench-nvmeof.sh"
 	RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko
