@@ -41,6 +41,16 @@ static inline const char *rwx_dev_name(const struct ib_device *dev)
 	__print_symbolic(path, { 0, "none" }, { 1, "sge_single" },	\
 			 { 2, "sge_multi" }, { 3, "mr" }, { 4, "sig" })
 
+/*
+ * The DMA directions are enum constants: without these the events' format
+ * files name them (DMA_TO_DEVICE ...), which libtraceevent cannot resolve,
+ * so trace-cmd report and perf script printed dir=0x1 for write.
+ */
+TRACE_DEFINE_ENUM(DMA_BIDIRECTIONAL);
+TRACE_DEFINE_ENUM(DMA_TO_DEVICE);
+TRACE_DEFINE_ENUM(DMA_FROM_DEVICE);
+TRACE_DEFINE_ENUM(DMA_NONE);
+
 #define rwx_show_dir(dir)						\
 	__print_symbolic(dir, { DMA_TO_DEVICE, "write" },		\
 			 { DMA_FROM_DEVICE, "read" }, { DMA_NONE, "none" },	\

@@ -1,5 +1,7 @@
-# Guest script (stock Debian 6.12 kernel, rxe0): the engine's per-device
-# counters and its trace events over a known sequence of contexts.
+# Guest script (stock Debian 6.12 or 6.1 kernel, rxe0): the engine's
+# per-device counters and its trace events over a known sequence of
+# contexts.  Both kernels run it unchanged: their tracefs, and the host's
+# trace-cmd, perf (linux-perf 6.1) and bpftrace, behave the same on both.
 # rwx_demo.ko (iters=2) moves its 16-segment, 1048064-byte list (offset 512)
 # by RDMA WRITE three times, then by READ three times, each one context:
 # init, post, destroy, on the SGE path (one WR of 16 SGEs).  Checked:
@@ -8,8 +10,10 @@
 #  - the counters of rxe0 (<debugfs>/rdma_rwx/devices/rxe0/counters) and
 #    the global file moved by exactly that, every other counter not at all;
 #    a reset zeroes them; with the events off nothing is traced;
-#  - trace-cmd, perf and bpftrace see the same events (each skipped when
-#    the tool is not installed);
+#  - trace-cmd (record/report), perf (stat, and trace: the documented
+#    command's lines, fields and filters) and bpftrace see the same events,
+#    in order and with their fields where the tool prints them (each
+#    skipped when the tool is not installed);
 #  - rdma link delete takes rxe0's file away; the global file keeps its
 #    counts.
 # Prints "ok NAME" / "FAIL NAME: why" / "skip NAME" lines under
@@ -56,6 +60,60 @@ demo() { insmod "$M/drivers/demo/rwx_demo.ko" addr=192.0.2.1 iters=2 && rmmod rw
 
 # events FILE EVENT: that event's lines of a trace, "key=value ..." only
 events() { grep -E " $2: " "$1" | sed "s/.* $2: //"; }
+
+# text_seq: the 18 events in the text form (tracefs' print format), in order
+text_seq() {
+	local d
+	for d in write write write read read read; do
+		echo "rwx_ctx_init: device=rxe0 port=1 path=sge_multi dir=$d entries=16 wrs=1 bytes=$LEN result=0 bvec=0"
+		echo "rwx_ctx_post: device=rxe0 port=1 path=sge_multi dir=$d entries=16 wrs=1 bytes=$LEN result=0"
+		echo "rwx_ctx_destroy: device=rxe0 port=1 path=sge_multi dir=$d entries=16 wrs=1 bytes=$LEN result=0"
+	done
+}
+
+# perf_seq [zeros]: the 18 events as perf trace prints them, in order: raw
+# field values (path 2 sge_multi; dir 1 write, 2 read), and fields that are
+# 0 left out unless trace.show_zeros is set (then bvec comes after dir, in
+# the order of the event's fields)
+perf_seq() {
+	local d z0="" z1="" ops=", entries: 16, wrs: 1, bytes: $LEN"
+	[ -n "${1:-}" ] && z0=", bvec: 0" z1=", result: 0"
+	for d in 1 1 1 2 2 2; do
+		echo "rwx:rwx_ctx_init(device: \"rxe0\", port: 1, path: 2, dir: $d$z0$ops$z1)"
+		echo "rwx:rwx_ctx_post(device: \"rxe0\", port: 1, path: 2, dir: $d$ops$z1)"
+		echo "rwx:rwx_ctx_destroy(device: \"rxe0\", port: 1, path: 2, dir: $d$ops$z1)"
+	done
+}
+
+# same NAME GOT WANT: ok when the files are the same, else the difference
+same() {
+	if cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		diff "$3" "$2" > /tmp/diff.txt
+		{ grep '^<' /tmp/diff.txt | head -n 3; grep '^>' /tmp/diff.txt | head -n 3; } |
+			sed 's/^/  diff: /'
+		fail "$1" "not the lines expected (diff above: < expected, > got)"
+	fi
+}
+
+# perf_trace OUT [perf trace options]: perf trace -a over one demo run, its
+# lines without the timestamp and task ("  0.000 insmod/140 ") in OUT;
+# returns perf's status.
+# The demo is pinned to CPU 0: perf trace prints each CPU's buffer as it
+# reads it (no sorting unless --sort-events), so a task moving between CPUs
+# could reorder the lines.
+perf_trace() {
+	local out=$1 prc
+	shift
+	(cd /tmp && perf trace -a "$@" -o "$out.raw" -- taskset -c 0 \
+		bash -c "$(declare -f demo); M=$M; demo") > "$out.err" 2>&1
+	prc=$?
+	sed 's/^/  perf trace: /' "$out.raw" | head -n 3
+	sed 's/^/  perf trace (stderr): /' "$out.err"
+	sed -E 's/^ *[0-9]+\.[0-9]+ [^ ]+\/[0-9]+ //' "$out.raw" > "$out"
+	return $prc
+}
 
 part setup
 modprobe ib_core
@@ -123,6 +181,12 @@ if command -v trace-cmd > /dev/null; then
 	check "trace-cmd record/report: 6 inits, 6 posts, 6 destroys" \
 		"$(grep -c rwx_ctx_ /tmp/report.txt) events" \
 		test "$(events /tmp/report.txt rwx_ctx_init | grep -c "path=sge_multi")$(events /tmp/report.txt rwx_ctx_post | grep -c "result=0")$(events /tmp/report.txt rwx_ctx_destroy | grep -c "bytes=$LEN")" = 666
+	# Its lines: "insmod-140 [000] 41.337: rwx_ctx_init:   device=...".
+	grep -E ' rwx_ctx_[a-z]+: ' /tmp/report.txt |
+		sed -E 's/.* (rwx_ctx_[a-z]+): +/\1: /' > /tmp/report.seq
+	text_seq > /tmp/text.seq
+	same "trace-cmd report: the 18 events in order, their fields as in tracefs (dir=write/read)" \
+		/tmp/report.seq /tmp/text.seq
 else
 	skip "trace-cmd record/report" "trace-cmd not installed"
 fi
@@ -134,8 +198,30 @@ if perf version > /dev/null 2>&1; then
 	sed 's/^/  perf: /' /tmp/perf.txt
 	check "perf stat: 6 of each event" "$(grep rwx /tmp/perf.txt | tr '\n' ' ')" \
 		test "$(grep -cE '^6,,rwx:rwx_ctx_(init|post|destroy),' /tmp/perf.txt)" = 3
+	# perf trace, as Documentation/rdma_rwx.rst shows it.  With only
+	# tracepoints given to -e it traces no system calls.
+	perf_trace /tmp/ptrace.seq -e 'rwx:*'
+	perf_seq > /tmp/perf.seq
+	same "perf trace -a -e 'rwx:*': the 18 events in order, with their fields" \
+		/tmp/ptrace.seq /tmp/perf.seq
+	printf '[trace]\n\tshow_zeros = yes\n' > /tmp/perfconfig
+	PERF_CONFIG=/tmp/perfconfig perf_trace /tmp/ptrace0.seq -e 'rwx:*'
+	perf_seq zeros > /tmp/perf0.seq
+	same "perf trace, trace.show_zeros: the 18 events with every field (result, bvec 0)" \
+		/tmp/ptrace0.seq /tmp/perf0.seq
+	perf_trace /tmp/ptracef.seq -e rwx:rwx_ctx_init --filter 'dir == 2'
+	perf_seq | grep -F 'rwx:rwx_ctx_init(' | grep -F 'dir: 2,' > /tmp/perff.seq
+	same "perf trace --filter 'dir == 2': the 3 READ inits only" /tmp/ptracef.seq /tmp/perff.seq
+	echo 1 > $D/devices/rxe0/counters
+	perf_trace /tmp/ptracee.seq -e rwx:rwx_ctx_init --filter 'result != 0'
+	prc=$?
+	check "perf trace --filter 'result != 0': nothing, over 6 inits that succeeded" \
+		"exit $prc, $(wc -l < /tmp/ptracee.seq) lines, init_sge_multi $(counter $D/devices/rxe0/counters init_sge_multi)" \
+		test "$prc" = 0 -a ! -s /tmp/ptracee.seq -a \
+		"$(counter $D/devices/rxe0/counters init_sge_multi)" = 6
 else
 	skip "perf stat" "no perf for this kernel"
+	skip "perf trace" "no perf for this kernel"
 fi
 
 part bpftrace
