@@ -92,8 +92,6 @@ static int rwx_bvec_setup(struct kunit *test, bool virt_dma)
 		.max_send_sge = 16,
 		.max_rdma_ctxs = RWX_POOL,
 	};
-	struct rwx_testdev_caps caps;
-	struct rwx_test_dev vdev;
 	struct rwx_bvec_ctx *ctx;
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -114,15 +112,9 @@ static int rwx_bvec_setup(struct kunit *test, bool virt_dma)
 		/* Room for 1024 single pages, one SGE per WR or 8-page MRs. */
 		params.max_send_wr = 1100;
 		params.max_rdma_ctxs = 160;
-		if (virt_dma) {
-			caps = *dev->caps;
-			caps.virt_dma = true;
-			vdev = *dev;
-			vdev.caps = &caps;
-			dev = &vdev;
-		}
 	}
-	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, &ctx->tdev);
+	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, virt_dma,
+					  &ctx->tdev);
 	return 0;
 }
 

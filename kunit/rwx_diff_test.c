@@ -91,8 +91,6 @@ struct rwx_diff_ctx {
 static int rwx_diff_init(struct kunit *test)
 {
 	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_testdev_caps caps;
-	struct rwx_test_dev vdev;
 	struct rwx_loopback_params params = {
 		.max_send_wr = 64,
 		.max_send_sge = 32,
@@ -110,19 +108,13 @@ static int rwx_diff_init(struct kunit *test)
 		if (!ctx->chunks[i])
 			return -ENOMEM;
 	}
-	if (dev->caps) {
-		/*
-		 * Nothing is posted here, but every list is mapped three times:
-		 * a test device that maps as rxe does keeps 1000 lists quick
-		 * under DMA-API debug.
-		 */
-		caps = *dev->caps;
-		caps.virt_dma = true;
-		vdev = *dev;
-		vdev.caps = &caps;
-		dev = &vdev;
-	}
-	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, &ctx->tdev);
+	/*
+	 * Nothing is posted here, but every list is mapped three times: a
+	 * test device that maps as rxe does keeps 1000 lists quick under
+	 * DMA-API debug.
+	 */
+	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, true,
+					  &ctx->tdev);
 	return 0;
 }
 

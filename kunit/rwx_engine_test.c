@@ -65,7 +65,8 @@ static int rwx_engine_init(struct kunit *test)
 		params.max_send_wr = 1100;
 		params.max_rdma_ctxs = 160;
 	}
-	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, &ctx->tdev);
+	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, false,
+					  &ctx->tdev);
 	return 0;
 }
 
