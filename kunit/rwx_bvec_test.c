@@ -27,44 +27,16 @@
 #include "../drivers/rwx/rwx_internal.h"
 #include "rwx_kunit_compat.h"
 #include "rwx_loopback.h"
+#include "rwx_rw_fixture.h"
 #include "rwx_test_devs.h"
 
 #define RWX_REMOTE_ORDER	10	/* 4 MiB of target memory */
 #define RWX_REMOTE_LEN		(PAGE_SIZE << RWX_REMOTE_ORDER)
 #define RWX_MAX_ENTRIES		1024
-#define RWX_MAX_WRS		(3 * RWX_MAX_ENTRIES + 1)
 #define RWX_DIFF_CASES		500
 #define RWX_DIFF_CHUNKS		128
 #define RWX_DIFF_CHUNK_ORDER	2	/* a chunk is 4 pages */
 #define RWX_POOL		8
-
-/* One WR of a chain, reduced to what must match. */
-struct rwx_wr_rec {
-	enum ib_wr_opcode opcode;
-	bool signaled;
-	u32 num_sge;
-	u64 remote_addr;
-	u32 rkey;
-	u32 first_sge;
-	int access;		/* REG_MR */
-	u64 mr_iova, mr_length;
-	u32 key;
-	u32 invalidate_rkey;	/* READ_WITH_INV */
-};
-
-struct rwx_sge_rec {
-	u64 addr;
-	u32 length;
-	bool dma_lkey;		/* the PD's local DMA lkey */
-	bool mr_lkey;		/* the lkey of the MR registered just before */
-};
-
-struct rwx_chain {
-	int ret;
-	u32 nr_wrs, nr_inv, nr_sges;
-	struct rwx_wr_rec wr[RWX_MAX_WRS];
-	struct rwx_sge_rec sge[RWX_MAX_ENTRIES];
-};
 
 struct rwx_bvec_ctx {
 	struct rwx_loopback conn;
@@ -102,8 +74,8 @@ static int rwx_bvec_setup(struct kunit *test, bool virt_dma)
 				   GFP_KERNEL);
 	ctx->sgl = kunit_kcalloc(test, RWX_MAX_ENTRIES, sizeof(*ctx->sgl),
 				 GFP_KERNEL);
-	ctx->bvec_chain = vzalloc(sizeof(*ctx->bvec_chain));
-	ctx->sg_chain = vzalloc(sizeof(*ctx->sg_chain));
+	ctx->bvec_chain = rwx_chain_alloc(RWX_MAX_ENTRIES);
+	ctx->sg_chain = rwx_chain_alloc(RWX_MAX_ENTRIES);
 	if (!ctx->bvecs || !ctx->sgl || !ctx->bvec_chain || !ctx->sg_chain)
 		return -ENOMEM;
 	if (!dev)	/* a case without a device */
@@ -294,54 +266,6 @@ static u32 rwx_bvec_build(struct kunit *test, const struct rwx_bshape *s)
 	return ctx->iter.bi_size;
 }
 
-/* Record the chain @first; LOCAL_INV WRs are counted, and skipped. */
-static void rwx_bvec_record(struct rwx_chain *chain, struct ib_qp *qp,
-			    struct ib_send_wr *first)
-{
-	u32 last_mr_lkey = 0, i;
-	struct ib_send_wr *wr;
-
-	chain->nr_wrs = 0;
-	chain->nr_inv = 0;
-	chain->nr_sges = 0;
-	for (wr = first; wr && chain->nr_wrs < RWX_MAX_WRS; wr = wr->next) {
-		struct rwx_wr_rec *rec;
-
-		if (wr->opcode == IB_WR_LOCAL_INV) {
-			chain->nr_inv++;
-			continue;
-		}
-		rec = &chain->wr[chain->nr_wrs++];
-		memset(rec, 0, sizeof(*rec));
-		rec->opcode = wr->opcode;
-		rec->signaled = wr->send_flags & IB_SEND_SIGNALED;
-		rec->num_sge = wr->num_sge;
-		rec->first_sge = chain->nr_sges;
-		if (wr->opcode == IB_WR_REG_MR) {
-			rec->access = reg_wr(wr)->access;
-			rec->mr_iova = reg_wr(wr)->mr->iova;
-			rec->mr_length = reg_wr(wr)->mr->length;
-			rec->key = reg_wr(wr)->key;
-			last_mr_lkey = reg_wr(wr)->mr->lkey;
-			continue;
-		}
-		if (wr->opcode == IB_WR_RDMA_READ_WITH_INV)
-			rec->invalidate_rkey = wr->ex.invalidate_rkey;
-		rec->remote_addr = rdma_wr(wr)->remote_addr;
-		rec->rkey = rdma_wr(wr)->rkey;
-		for (i = 0; i < wr->num_sge && chain->nr_sges < RWX_MAX_ENTRIES;
-		     i++) {
-			struct rwx_sge_rec *s = &chain->sge[chain->nr_sges++];
-
-			s->addr = wr->sg_list[i].addr;
-			s->length = wr->sg_list[i].length;
-			s->dma_lkey = wr->sg_list[i].lkey == qp->pd->local_dma_lkey;
-			s->mr_lkey = last_mr_lkey &&
-				     wr->sg_list[i].lkey == last_mr_lkey;
-		}
-	}
-}
-
 /*
  * Init a context, from the bvecs or from the equivalent scatterlist,
  * record its chain and destroy it.
@@ -369,7 +293,7 @@ static void rwx_bvec_chain(struct kunit *test, bool bvec, u64 raddr, u32 rkey,
 		return;
 	first = rdma_rwx_ctx_wrs(&rw, qp, port, &ctx->cqe, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, first);
-	rwx_bvec_record(c, qp, first);
+	rwx_chain_record(c, qp, first, &ctx->cqe);
 	if (bvec)
 		rdma_rwx_ctx_destroy_bvec(&rw, qp, port, ctx->bvecs,
 					  ctx->nr_bvec, dir);
@@ -378,17 +302,15 @@ static void rwx_bvec_chain(struct kunit *test, bool bvec, u64 raddr, u32 rkey,
 }
 
 /*
- * The bvec context's chain against the scatterlist context's, WR for WR:
- * the same result, opcodes, SGEs (addresses, lengths, lkey kinds), remote
- * addresses and rkeys, REG_MR access and extent, signaling.  LOCAL_INV
- * depends on what the pool's MRs held before and is left out; a READ
- * with invalidate names the key registered just before it.
+ * The bvec context's chain against the scatterlist context's, WR for WR
+ * (rwx_chain_compare(), LOCAL_INVs left out): the same result, and the
+ * same WRs and SGEs.
  */
 static bool rwx_bvec_compare(struct kunit *test, const char *what)
 {
 	struct rwx_bvec_ctx *ctx = test->priv;
 	const struct rwx_chain *a = ctx->bvec_chain, *b = ctx->sg_chain;
-	u32 i, s, key = 0;
+	u32 i, j;
 
 	if (a->ret < 0 || b->ret < 0) {
 		KUNIT_EXPECT_EQ_MSG(test, a->ret, b->ret, "%s: init result", what);
@@ -396,45 +318,10 @@ static bool rwx_bvec_compare(struct kunit *test, const char *what)
 	}
 	KUNIT_EXPECT_EQ_MSG(test, a->ret - a->nr_inv, b->ret - b->nr_inv,
 			    "%s: WR count", what);
-	KUNIT_ASSERT_EQ_MSG(test, a->nr_wrs, b->nr_wrs, "%s: WRs", what);
+	KUNIT_ASSERT_EQ_MSG(test, a->nr_wrs - a->nr_inv, b->nr_wrs - b->nr_inv,
+			    "%s: WRs", what);
 	KUNIT_ASSERT_EQ_MSG(test, a->nr_sges, b->nr_sges, "%s: SGEs", what);
-	for (i = 0; i < a->nr_wrs; i++) {
-		const struct rwx_wr_rec *x = &a->wr[i], *y = &b->wr[i];
-
-		KUNIT_ASSERT_EQ_MSG(test, x->opcode, y->opcode, "%s WR %u", what, i);
-		KUNIT_EXPECT_EQ_MSG(test, x->signaled, y->signaled,
-				    "%s WR %u", what, i);
-		KUNIT_ASSERT_EQ_MSG(test, x->num_sge, y->num_sge, "%s WR %u", what, i);
-		if (x->opcode == IB_WR_REG_MR) {
-			KUNIT_EXPECT_EQ_MSG(test, x->access, y->access,
-					    "%s WR %u", what, i);
-			KUNIT_EXPECT_EQ_MSG(test, x->mr_iova, y->mr_iova,
-					    "%s WR %u", what, i);
-			KUNIT_EXPECT_EQ_MSG(test, x->mr_length, y->mr_length,
-					    "%s WR %u", what, i);
-			key = x->key;
-			continue;
-		}
-		KUNIT_EXPECT_EQ_MSG(test, x->remote_addr, y->remote_addr,
-				    "%s WR %u", what, i);
-		KUNIT_EXPECT_EQ_MSG(test, x->rkey, y->rkey, "%s WR %u", what, i);
-		if (x->opcode == IB_WR_RDMA_READ_WITH_INV)
-			KUNIT_EXPECT_EQ_MSG(test, x->invalidate_rkey, key,
-					    "%s WR %u", what, i);
-		for (s = 0; s < x->num_sge; s++) {
-			const struct rwx_sge_rec *p = &a->sge[x->first_sge + s];
-			const struct rwx_sge_rec *q = &b->sge[y->first_sge + s];
-
-			KUNIT_EXPECT_EQ_MSG(test, p->addr, q->addr,
-					    "%s WR %u SGE %u", what, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, p->length, q->length,
-					    "%s WR %u SGE %u", what, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, p->dma_lkey, q->dma_lkey,
-					    "%s WR %u SGE %u", what, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, p->mr_lkey, q->mr_lkey,
-					    "%s WR %u SGE %u", what, i, s);
-		}
-	}
+	rwx_chain_compare(test, a, b, false, what, &i, &j);
 	return true;
 }
 
@@ -601,7 +488,7 @@ static int rwx_bvec_move_rec(struct kunit *test, bool bvec,
 	rwx_loopback_wait_init(wait);
 	first = rdma_rwx_ctx_wrs(&rw, qp, port, &wait->cqe, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, first);
-	rwx_bvec_record(c, qp, first);
+	rwx_chain_record(c, qp, first, &wait->cqe);
 	ret = first ? ib_post_send(qp, first, NULL) : -EINVAL;
 	if (!ret)
 		ret = rwx_loopback_wait_for(wait);
@@ -1435,7 +1322,8 @@ static void rwx_bvec_diff_random(struct kunit *test)
 		snprintf(what, sizeof(what), "case %u", n);
 		if (rwx_bvec_diff_one(test, what, raddr, rkey, dir)) {
 			compared++;
-			mr += ctx->bvec_chain->wr[0].opcode == IB_WR_REG_MR;
+			mr += ctx->bvec_chain->wr[rwx_chain_skip_inv(ctx->bvec_chain, 0)].opcode ==
+			      IB_WR_REG_MR;
 		} else {
 			failed++;
 		}
