@@ -27,198 +27,21 @@
 #include "../drivers/rwx/rwx_internal.h"
 #include "rwx_kunit_compat.h"
 #include "rwx_loopback.h"
+#include "rwx_rw_fixture.h"
 #include "rwx_test_devs.h"
 
-#define RWX_REMOTE_ORDER	10	/* 4 MiB of target memory */
-#define RWX_REMOTE_LEN		(PAGE_SIZE << RWX_REMOTE_ORDER)
-#define RWX_MAX_ENTRIES		1024
-#define RWX_MAX_WRS		(3 * RWX_MAX_ENTRIES + 1)
 #define RWX_DIFF_CASES		500
 #define RWX_DIFF_CHUNKS		128
 #define RWX_DIFF_CHUNK_ORDER	2	/* a chunk is 4 pages */
-#define RWX_POOL		8
-
-/* One WR of a chain, reduced to what must match. */
-struct rwx_wr_rec {
-	enum ib_wr_opcode opcode;
-	bool signaled;
-	u32 num_sge;
-	u64 remote_addr;
-	u32 rkey;
-	u32 first_sge;
-	int access;		/* REG_MR */
-	u64 mr_iova, mr_length;
-	u32 key;
-	u32 invalidate_rkey;	/* READ_WITH_INV */
-};
-
-struct rwx_sge_rec {
-	u64 addr;
-	u32 length;
-	bool dma_lkey;		/* the PD's local DMA lkey */
-	bool mr_lkey;		/* the lkey of the MR registered just before */
-};
-
-struct rwx_chain {
-	int ret;
-	u32 nr_wrs, nr_inv, nr_sges;
-	struct rwx_wr_rec wr[RWX_MAX_WRS];
-	struct rwx_sge_rec sge[RWX_MAX_ENTRIES];
-};
-
-struct rwx_bvec_ctx {
-	struct rwx_loopback conn;
-	struct rwx_testdev *tdev;
-	int setup_ret;
-	struct page *remote;
-	u64 remote_dma;
-	struct bio_vec *bvecs;		/* RWX_MAX_ENTRIES */
-	u32 nr_bvec;
-	struct bvec_iter iter;
-	struct scatterlist *sgl;	/* the iterator's segments */
-	u32 nents;
-	struct page *allocs[RWX_MAX_ENTRIES];
-	u8 orders[RWX_MAX_ENTRIES];
-	u32 nr_allocs;
-	struct rwx_chain *bvec_chain, *sg_chain;
-	struct ib_cqe cqe;
-};
-
-static int rwx_bvec_setup(struct kunit *test, bool virt_dma)
-{
-	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_loopback_params params = {
-		.max_send_wr = 256,
-		.max_send_sge = 16,
-		.max_rdma_ctxs = RWX_POOL,
-	};
-	struct rwx_testdev_caps caps;
-	struct rwx_test_dev vdev;
-	struct rwx_bvec_ctx *ctx;
-
-	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
-		return -ENOMEM;
-	test->priv = ctx;
-	ctx->bvecs = kunit_kcalloc(test, RWX_MAX_ENTRIES, sizeof(*ctx->bvecs),
-				   GFP_KERNEL);
-	ctx->sgl = kunit_kcalloc(test, RWX_MAX_ENTRIES, sizeof(*ctx->sgl),
-				 GFP_KERNEL);
-	ctx->bvec_chain = vzalloc(sizeof(*ctx->bvec_chain));
-	ctx->sg_chain = vzalloc(sizeof(*ctx->sg_chain));
-	if (!ctx->bvecs || !ctx->sgl || !ctx->bvec_chain || !ctx->sg_chain)
-		return -ENOMEM;
-	if (!dev)	/* a case without a device */
-		return 0;
-	if (dev->caps) {
-		/* Room for 1024 single pages, one SGE per WR or 8-page MRs. */
-		params.max_send_wr = 1100;
-		params.max_rdma_ctxs = 160;
-		if (virt_dma) {
-			caps = *dev->caps;
-			caps.virt_dma = true;
-			vdev = *dev;
-			vdev.caps = &caps;
-			dev = &vdev;
-		}
-	}
-	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, &ctx->tdev);
-	return 0;
-}
 
 static int rwx_bvec_init(struct kunit *test)
 {
-	return rwx_bvec_setup(test, false);
-}
-
-static void rwx_bvec_free_bufs(struct rwx_bvec_ctx *ctx)
-{
-	u32 i;
-
-	for (i = 0; i < ctx->nr_allocs; i++)
-		__free_pages(ctx->allocs[i], ctx->orders[i]);
-	ctx->nr_allocs = 0;
-	ctx->nr_bvec = 0;
-	ctx->nents = 0;
+	return rwx_rw_fixture_open(test, true, false);
 }
 
 static void rwx_bvec_exit(struct kunit *test)
 {
-	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_bvec_ctx *ctx = test->priv;
-
-	if (ctx->remote_dma)
-		ib_dma_unmap_page(ctx->conn.device, ctx->remote_dma,
-				  RWX_REMOTE_LEN, DMA_BIDIRECTIONAL);
-	if (ctx->remote)
-		__free_pages(ctx->remote, RWX_REMOTE_ORDER);
-	rwx_bvec_free_bufs(ctx);
-	if (dev)
-		rwx_test_disconnect(&ctx->conn, ctx->tdev);
-	vfree(ctx->bvec_chain);
-	vfree(ctx->sg_chain);
-}
-
-static struct ib_qp *rwx_qp(struct kunit *test)
-{
-	struct rwx_bvec_ctx *ctx = test->priv;
-
-	return ctx->conn.qp[RWX_CLIENT];
-}
-
-static u32 rwx_port(struct kunit *test)
-{
-	struct rwx_bvec_ctx *ctx = test->priv;
-
-	return ctx->conn.port_num;
-}
-
-static u32 rwx_rkey(struct kunit *test)
-{
-	struct rwx_bvec_ctx *ctx = test->priv;
-
-	return ctx->conn.pd->unsafe_global_rkey;
-}
-
-/* Connected, on the right device, with 4 MiB of target memory. */
-static void rwx_bvec_ready(struct kunit *test)
-{
-	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_bvec_ctx *ctx = test->priv;
-	struct ib_device *device;
-
-	KUNIT_ASSERT_EQ_MSG(test, ctx->setup_ret, 0, "connect on %s: %s",
-			    dev->name, ctx->conn.error_what ?: "?");
-	device = ctx->conn.device;
-	KUNIT_ASSERT_TRUE(test, rwx_test_on_dev(dev, device));
-	ctx->remote = alloc_pages(GFP_KERNEL, RWX_REMOTE_ORDER);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->remote);
-	ctx->remote_dma = ib_dma_map_page(device, ctx->remote, 0,
-					  RWX_REMOTE_LEN, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(device, ctx->remote_dma)) {
-		ctx->remote_dma = 0;
-		KUNIT_FAIL(test, "cannot map the remote buffer");
-	}
-}
-
-static void *rwx_bvec_alloc(struct kunit *test, size_t size)
-{
-	struct rwx_bvec_ctx *ctx = test->priv;
-	unsigned int order = get_order(size);
-	struct page *page;
-
-	KUNIT_ASSERT_LT(test, ctx->nr_allocs, RWX_MAX_ENTRIES);
-	page = alloc_pages(GFP_KERNEL, order);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	ctx->allocs[ctx->nr_allocs] = page;
-	ctx->orders[ctx->nr_allocs++] = order;
-	return page_address(page);
-}
-
-/* A bvec of @len bytes at @p (6.1 has no bvec_set_virt()). */
-static void rwx_bvec_set(struct bio_vec *bv, void *p, u32 len)
-{
-	bvec_set_page(bv, virt_to_page(p), len, offset_in_page(p));
+	rwx_rw_fixture_close(test);
 }
 
 /*
@@ -228,7 +51,7 @@ static void rwx_bvec_set(struct bio_vec *bv, void *p, u32 len)
  */
 static void rwx_bvec_equiv_sgl(struct kunit *test)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	u32 idx = ctx->iter.bi_idx, done = ctx->iter.bi_bvec_done;
 	u32 left = ctx->iter.bi_size, n = 0, len;
 
@@ -253,7 +76,7 @@ static void rwx_bvec_equiv_sgl(struct kunit *test)
 /* The iterator from byte @offset of the array on, @size bytes. */
 static void rwx_bvec_iter(struct kunit *test, u32 offset, u32 size)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	u32 idx = 0;
 
 	while (idx < ctx->nr_bvec && offset >= ctx->bvecs[idx].bv_len) {
@@ -268,86 +91,26 @@ static void rwx_bvec_iter(struct kunit *test, u32 offset, u32 size)
 }
 
 /*
- * A bvec array: @entries bvecs of @len bytes, each @lead bytes into pages
- * of its own or, with @carve, one after another in one buffer; with
- * @empty every third bvec is empty.  The transfer starts @offset bytes
- * into the array and leaves @tail bytes of it at the end.
+ * A bvec array of shape @s, the iterator over its transfer and the
+ * equivalent scatterlist; returns the transfer's size.
  */
-struct rwx_bshape {
-	u32 entries, len, lead, offset, tail;
-	bool carve, empty;
-};
-
-static u32 rwx_bvec_build(struct kunit *test, const struct rwx_bshape *s)
+static u32 rwx_bvec_build(struct kunit *test, const struct rwx_shape *s)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
+	u8 *carved = rwx_rw_shape_start(test, s);
 	u32 i, total = 0;
-	u8 *buf = NULL;
 
-	KUNIT_ASSERT_LE(test, s->entries, RWX_MAX_ENTRIES);
-	rwx_bvec_free_bufs(ctx);
-	if (s->carve)
-		buf = rwx_bvec_alloc(test, s->lead + (size_t)s->entries * s->len);
 	for (i = 0; i < s->entries; i++) {
-		u8 *p = s->carve ? buf + (size_t)i * s->len :
-				   rwx_bvec_alloc(test, s->lead + s->len);
 		u32 len = s->empty && i % 3 == 1 ? 0 : s->len;
 
-		rwx_bvec_set(&ctx->bvecs[i], p + s->lead, len);
+		rwx_bvec_set(&ctx->bvecs[i], rwx_rw_shape_entry(test, s, carved, i),
+			     len);
 		total += len;
 	}
 	ctx->nr_bvec = s->entries;
 	KUNIT_ASSERT_GT(test, total, s->offset + s->tail);
 	rwx_bvec_iter(test, s->offset, total - s->offset - s->tail);
 	return ctx->iter.bi_size;
-}
-
-/* Record the chain @first; LOCAL_INV WRs are counted, and skipped. */
-static void rwx_bvec_record(struct rwx_chain *chain, struct ib_qp *qp,
-			    struct ib_send_wr *first)
-{
-	u32 last_mr_lkey = 0, i;
-	struct ib_send_wr *wr;
-
-	chain->nr_wrs = 0;
-	chain->nr_inv = 0;
-	chain->nr_sges = 0;
-	for (wr = first; wr && chain->nr_wrs < RWX_MAX_WRS; wr = wr->next) {
-		struct rwx_wr_rec *rec;
-
-		if (wr->opcode == IB_WR_LOCAL_INV) {
-			chain->nr_inv++;
-			continue;
-		}
-		rec = &chain->wr[chain->nr_wrs++];
-		memset(rec, 0, sizeof(*rec));
-		rec->opcode = wr->opcode;
-		rec->signaled = wr->send_flags & IB_SEND_SIGNALED;
-		rec->num_sge = wr->num_sge;
-		rec->first_sge = chain->nr_sges;
-		if (wr->opcode == IB_WR_REG_MR) {
-			rec->access = reg_wr(wr)->access;
-			rec->mr_iova = reg_wr(wr)->mr->iova;
-			rec->mr_length = reg_wr(wr)->mr->length;
-			rec->key = reg_wr(wr)->key;
-			last_mr_lkey = reg_wr(wr)->mr->lkey;
-			continue;
-		}
-		if (wr->opcode == IB_WR_RDMA_READ_WITH_INV)
-			rec->invalidate_rkey = wr->ex.invalidate_rkey;
-		rec->remote_addr = rdma_wr(wr)->remote_addr;
-		rec->rkey = rdma_wr(wr)->rkey;
-		for (i = 0; i < wr->num_sge && chain->nr_sges < RWX_MAX_ENTRIES;
-		     i++) {
-			struct rwx_sge_rec *s = &chain->sge[chain->nr_sges++];
-
-			s->addr = wr->sg_list[i].addr;
-			s->length = wr->sg_list[i].length;
-			s->dma_lkey = wr->sg_list[i].lkey == qp->pd->local_dma_lkey;
-			s->mr_lkey = last_mr_lkey &&
-				     wr->sg_list[i].lkey == last_mr_lkey;
-		}
-	}
 }
 
 /*
@@ -357,46 +120,34 @@ static void rwx_bvec_record(struct rwx_chain *chain, struct ib_qp *qp,
 static void rwx_bvec_chain(struct kunit *test, bool bvec, u64 raddr, u32 rkey,
 			   enum dma_data_direction dir)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_chain *c = bvec ? ctx->bvec_chain : ctx->sg_chain;
-	struct ib_qp *qp = rwx_qp(test);
-	u32 port = rwx_port(test);
+	struct rwx_rw_list l = rwx_rw_list_of(ctx, bvec, 0);
 	struct ib_send_wr *first;
 	struct rdma_rw_ctx rw;
 
 	c->nr_wrs = 0;
 	c->nr_inv = 0;
-	if (bvec)
-		c->ret = rdma_rwx_ctx_init_bvec(&rw, qp, port, ctx->bvecs,
-						ctx->nr_bvec, ctx->iter, raddr,
-						rkey, dir);
-	else
-		c->ret = rdma_rwx_ctx_init(&rw, qp, port, ctx->sgl, ctx->nents,
-					   0, raddr, rkey, dir);
+	c->ret = rwx_rw_init_to(test, &rw, &l, raddr, rkey, dir);
 	if (c->ret < 0)
 		return;
-	first = rdma_rwx_ctx_wrs(&rw, qp, port, &ctx->cqe, NULL);
+	first = rdma_rwx_ctx_wrs(&rw, rwx_qp(test), rwx_port(test), &ctx->cqe,
+				 NULL);
 	KUNIT_EXPECT_NOT_NULL(test, first);
-	rwx_bvec_record(c, qp, first);
-	if (bvec)
-		rdma_rwx_ctx_destroy_bvec(&rw, qp, port, ctx->bvecs,
-					  ctx->nr_bvec, dir);
-	else
-		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, ctx->nents, dir);
+	rwx_chain_record(c, rwx_qp(test), first, &ctx->cqe);
+	rwx_rw_destroy(test, &rw, &l, dir);
 }
 
 /*
- * The bvec context's chain against the scatterlist context's, WR for WR:
- * the same result, opcodes, SGEs (addresses, lengths, lkey kinds), remote
- * addresses and rkeys, REG_MR access and extent, signaling.  LOCAL_INV
- * depends on what the pool's MRs held before and is left out; a READ
- * with invalidate names the key registered just before it.
+ * The bvec context's chain against the scatterlist context's, WR for WR
+ * (rwx_chain_compare(), LOCAL_INVs left out): the same result, and the
+ * same WRs and SGEs.
  */
 static bool rwx_bvec_compare(struct kunit *test, const char *what)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	const struct rwx_chain *a = ctx->bvec_chain, *b = ctx->sg_chain;
-	u32 i, s, key = 0;
+	u32 i, j;
 
 	if (a->ret < 0 || b->ret < 0) {
 		KUNIT_EXPECT_EQ_MSG(test, a->ret, b->ret, "%s: init result", what);
@@ -404,45 +155,10 @@ static bool rwx_bvec_compare(struct kunit *test, const char *what)
 	}
 	KUNIT_EXPECT_EQ_MSG(test, a->ret - a->nr_inv, b->ret - b->nr_inv,
 			    "%s: WR count", what);
-	KUNIT_ASSERT_EQ_MSG(test, a->nr_wrs, b->nr_wrs, "%s: WRs", what);
+	KUNIT_ASSERT_EQ_MSG(test, a->nr_wrs - a->nr_inv, b->nr_wrs - b->nr_inv,
+			    "%s: WRs", what);
 	KUNIT_ASSERT_EQ_MSG(test, a->nr_sges, b->nr_sges, "%s: SGEs", what);
-	for (i = 0; i < a->nr_wrs; i++) {
-		const struct rwx_wr_rec *x = &a->wr[i], *y = &b->wr[i];
-
-		KUNIT_ASSERT_EQ_MSG(test, x->opcode, y->opcode, "%s WR %u", what, i);
-		KUNIT_EXPECT_EQ_MSG(test, x->signaled, y->signaled,
-				    "%s WR %u", what, i);
-		KUNIT_ASSERT_EQ_MSG(test, x->num_sge, y->num_sge, "%s WR %u", what, i);
-		if (x->opcode == IB_WR_REG_MR) {
-			KUNIT_EXPECT_EQ_MSG(test, x->access, y->access,
-					    "%s WR %u", what, i);
-			KUNIT_EXPECT_EQ_MSG(test, x->mr_iova, y->mr_iova,
-					    "%s WR %u", what, i);
-			KUNIT_EXPECT_EQ_MSG(test, x->mr_length, y->mr_length,
-					    "%s WR %u", what, i);
-			key = x->key;
-			continue;
-		}
-		KUNIT_EXPECT_EQ_MSG(test, x->remote_addr, y->remote_addr,
-				    "%s WR %u", what, i);
-		KUNIT_EXPECT_EQ_MSG(test, x->rkey, y->rkey, "%s WR %u", what, i);
-		if (x->opcode == IB_WR_RDMA_READ_WITH_INV)
-			KUNIT_EXPECT_EQ_MSG(test, x->invalidate_rkey, key,
-					    "%s WR %u", what, i);
-		for (s = 0; s < x->num_sge; s++) {
-			const struct rwx_sge_rec *p = &a->sge[x->first_sge + s];
-			const struct rwx_sge_rec *q = &b->sge[y->first_sge + s];
-
-			KUNIT_EXPECT_EQ_MSG(test, p->addr, q->addr,
-					    "%s WR %u SGE %u", what, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, p->length, q->length,
-					    "%s WR %u SGE %u", what, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, p->dma_lkey, q->dma_lkey,
-					    "%s WR %u SGE %u", what, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, p->mr_lkey, q->mr_lkey,
-					    "%s WR %u SGE %u", what, i, s);
-		}
-	}
+	rwx_chain_compare(test, a, b, false, what, &i, &j);
 	return true;
 }
 
@@ -455,46 +171,8 @@ static bool rwx_bvec_diff_one(struct kunit *test, const char *what, u64 raddr,
 	return rwx_bvec_compare(test, what);
 }
 
-/* The transfer's bytes, local (the segments) against remote. */
-static size_t rwx_bvec_matching(struct rwx_bvec_ctx *ctx, size_t len)
-{
-	const u8 *remote = page_address(ctx->remote);
-	struct scatterlist *sg;
-	size_t pos = 0;
-	u32 i;
-
-	for_each_sg(ctx->sgl, sg, ctx->nents, i) {
-		const u8 *local = sg_virt(sg);
-		size_t n = min_t(size_t, sg->length, len - pos);
-
-		if (memcmp(local, remote + pos, n)) {
-			while (*local == remote[pos]) {
-				local++;
-				pos++;
-			}
-			return pos;
-		}
-		pos += n;
-	}
-	return pos;
-}
-
-static void rwx_bvec_fill_local(struct rwx_bvec_ctx *ctx, bool random)
-{
-	u32 i;
-
-	/* The whole array, so that bytes outside the transfer are known. */
-	for (i = 0; i < ctx->nr_bvec; i++) {
-		if (random)
-			get_random_bytes(bvec_virt(&ctx->bvecs[i]),
-					 ctx->bvecs[i].bv_len);
-		else
-			memset(bvec_virt(&ctx->bvecs[i]), 0, ctx->bvecs[i].bv_len);
-	}
-}
-
 /* Whether the array is zero outside the transfer. */
-static bool rwx_bvec_outside_zero(struct rwx_bvec_ctx *ctx)
+static bool rwx_bvec_outside_zero(struct rwx_rw_fixture *ctx)
 {
 	u32 i, done = ctx->iter.bi_bvec_done, left = ctx->iter.bi_size;
 
@@ -520,58 +198,6 @@ static bool rwx_bvec_outside_zero(struct rwx_bvec_ctx *ctx)
 }
 
 /*
- * One bvec context, posted through rdma_rwx_ctx_post() and waited for.
- * Returns init's WR count or an error.
- */
-static int rwx_bvec_run(struct kunit *test, const struct bio_vec *bvecs,
-			u32 nr_bvec, struct bvec_iter iter,
-			enum dma_data_direction dir)
-{
-	struct rwx_bvec_ctx *ctx = test->priv;
-	struct rwx_loopback_wait *wait;
-	struct rdma_rw_ctx rw;
-	int nr_wrs, ret;
-
-	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
-	if (!wait)
-		return -ENOMEM;
-	nr_wrs = rdma_rwx_ctx_init_bvec(&rw, rwx_qp(test), rwx_port(test),
-					bvecs, nr_bvec, iter, ctx->remote_dma,
-					rwx_rkey(test), dir);
-	if (nr_wrs < 0)
-		return nr_wrs;
-	rwx_loopback_wait_init(wait);
-	ret = rdma_rwx_ctx_post(&rw, rwx_qp(test), rwx_port(test), &wait->cqe,
-				NULL);
-	if (!ret)
-		ret = rwx_loopback_wait_for(wait);
-	if (ret == -ETIMEDOUT)
-		return ret;	/* the WRs may still run: leave them mapped */
-	rdma_rwx_ctx_destroy_bvec(&rw, rwx_qp(test), rwx_port(test), bvecs,
-				  nr_bvec, dir);
-	return ret ?: nr_wrs;
-}
-
-/* iWARP: a 1-byte READ after the WRITEs, so that they have landed. */
-static int rwx_bvec_fence(struct kunit *test)
-{
-	struct rwx_bvec_ctx *ctx = test->priv;
-	struct bvec_iter iter = { .bi_size = 1 };
-	struct bio_vec bv;
-	u8 *probe;
-	int ret;
-
-	if (!rdma_protocol_iwarp(ctx->conn.device, rwx_port(test)))
-		return 0;
-	probe = kunit_kzalloc(test, SMP_CACHE_BYTES, GFP_KERNEL);
-	if (!probe)
-		return -ENOMEM;
-	rwx_bvec_set(&bv, probe, 1);
-	ret = rwx_bvec_run(test, &bv, 1, iter, DMA_FROM_DEVICE);
-	return ret < 0 ? ret : 0;
-}
-
-/*
  * One context of the current array, from the bvecs or from the equivalent
  * scatterlist: init, its chain recorded, posted as it is and waited for,
  * destroyed; after WRITEs fenced on iWARP.  Returns init's WR count or an
@@ -581,10 +207,10 @@ static int rwx_bvec_fence(struct kunit *test)
 static int rwx_bvec_move_rec(struct kunit *test, bool bvec,
 			     enum dma_data_direction dir)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_chain *c = bvec ? ctx->bvec_chain : ctx->sg_chain;
+	struct rwx_rw_list l = rwx_rw_list_of(ctx, bvec, 0);
 	struct ib_qp *qp = rwx_qp(test);
-	u32 port = rwx_port(test);
 	struct rwx_loopback_wait *wait;
 	struct ib_send_wr *first;
 	struct rdma_rw_ctx rw;
@@ -595,33 +221,21 @@ static int rwx_bvec_move_rec(struct kunit *test, bool bvec,
 	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
 	if (!wait)
 		return -ENOMEM;
-	if (bvec)
-		c->ret = rdma_rwx_ctx_init_bvec(&rw, qp, port, ctx->bvecs,
-						ctx->nr_bvec, ctx->iter,
-						ctx->remote_dma, rwx_rkey(test),
-						dir);
-	else
-		c->ret = rdma_rwx_ctx_init(&rw, qp, port, ctx->sgl, ctx->nents,
-					   0, ctx->remote_dma, rwx_rkey(test),
-					   dir);
+	c->ret = rwx_rw_init(test, &rw, &l, dir);
 	if (c->ret < 0)
 		return c->ret;
 	rwx_loopback_wait_init(wait);
-	first = rdma_rwx_ctx_wrs(&rw, qp, port, &wait->cqe, NULL);
+	first = rdma_rwx_ctx_wrs(&rw, qp, rwx_port(test), &wait->cqe, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, first);
-	rwx_bvec_record(c, qp, first);
+	rwx_chain_record(c, qp, first, &wait->cqe);
 	ret = first ? ib_post_send(qp, first, NULL) : -EINVAL;
 	if (!ret)
 		ret = rwx_loopback_wait_for(wait);
 	if (ret == -ETIMEDOUT)
 		return ret;	/* the WRs may still run: leave them mapped */
-	if (bvec)
-		rdma_rwx_ctx_destroy_bvec(&rw, qp, port, ctx->bvecs,
-					  ctx->nr_bvec, dir);
-	else
-		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, ctx->nents, dir);
+	rwx_rw_destroy(test, &rw, &l, dir);
 	if (!ret && dir == DMA_TO_DEVICE)
-		ret = rwx_bvec_fence(test);
+		ret = rwx_rw_fence(test, true);
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 	return ret ?: c->ret;
 }
@@ -631,9 +245,9 @@ static int rwx_bvec_move_rec(struct kunit *test, bool bvec,
  * bvec path: the same chain WR for WR, the bytes right, nothing outside
  * the transfer touched.
  */
-static void rwx_bvec_shape(struct kunit *test, const struct rwx_bshape *s)
+static void rwx_bvec_shape(struct kunit *test, const struct rwx_shape *s)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	u8 *remote = page_address(ctx->remote);
 	char what[96];
 	size_t total;
@@ -650,15 +264,15 @@ static void rwx_bvec_shape(struct kunit *test, const struct rwx_bshape *s)
 			 s->offset, s->tail);
 		if (d) {	/* random remote data into zeroed local memory */
 			get_random_bytes(remote, total);
-			rwx_bvec_fill_local(ctx, false);
+			rwx_rw_fill_local(ctx, false);
 		} else {	/* random local data to zeroed remote memory */
-			rwx_bvec_fill_local(ctx, true);
+			rwx_rw_fill_local(ctx, true);
 			memset(remote, 0, RWX_REMOTE_LEN);
 		}
 		ret = rwx_bvec_move_rec(test, false, dir);
 		KUNIT_EXPECT_GT_MSG(test, ret, 0, "%s: scatterlist path", what);
 		if (d)
-			rwx_bvec_fill_local(ctx, false);
+			rwx_rw_fill_local(ctx, false);
 		else
 			memset(remote, 0, RWX_REMOTE_LEN);
 		ret = rwx_bvec_move_rec(test, true, dir);
@@ -666,7 +280,7 @@ static void rwx_bvec_shape(struct kunit *test, const struct rwx_bshape *s)
 		if (ret <= 0)
 			continue;
 		rwx_bvec_compare(test, what);
-		KUNIT_EXPECT_EQ_MSG(test, rwx_bvec_matching(ctx, total), total,
+		KUNIT_EXPECT_EQ_MSG(test, rwx_rw_matching(ctx, 0, total), total,
 				    "%s: bytes right", what);
 		if (d)
 			KUNIT_EXPECT_TRUE_MSG(test, rwx_bvec_outside_zero(ctx),
@@ -678,29 +292,11 @@ static void rwx_bvec_shape(struct kunit *test, const struct rwx_bshape *s)
 	}
 }
 
-/* A bvec context of the current array, moved through rdma_rwx_ctx_post(). */
-static int rwx_bvec_move(struct kunit *test, enum dma_data_direction dir)
-{
-	struct rwx_bvec_ctx *ctx = test->priv;
-	int ret;
-
-	ret = rwx_bvec_run(test, ctx->bvecs, ctx->nr_bvec, ctx->iter, dir);
-	if (ret > 0 && dir == DMA_TO_DEVICE) {
-		int fenced = rwx_bvec_fence(test);
-
-		if (fenced)
-			ret = fenced;
-	}
-	if (ret != -ETIMEDOUT)
-		KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
-	return ret;
-}
-
 #define P	((u32)PAGE_SIZE)
 
 static void rwx_bvec_data(struct kunit *test)
 {
-	static const struct rwx_bshape shapes[] = {
+	static const struct rwx_shape shapes[] = {
 		{ 1, P, 0, P - 1 },		/* 1 byte */
 		{ 1, P, 0, 0 },			/* one page, one bvec */
 		{ 1, 3 * P, 200, 100, 50 },	/* one multi-page bvec, inside */
@@ -725,7 +321,7 @@ static void rwx_bvec_data(struct kunit *test)
 	};
 	int i;
 
-	rwx_bvec_ready(test);
+	rwx_rw_ready(test);
 	for (i = 0; i < ARRAY_SIZE(shapes); i++)
 		rwx_bvec_shape(test, &shapes[i]);
 }
@@ -740,7 +336,7 @@ static void rwx_bvec_data_tdev(struct kunit *test)
 /* The checks and the count, no device needed. */
 static void rwx_bvec_segments(struct kunit *test)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct bio_vec *bv = ctx->bvecs;
 	struct bvec_iter it;
 	u8 *buf;
@@ -792,8 +388,8 @@ static void rwx_bvec_segments(struct kunit *test)
  */
 static void rwx_bvec_bad_input(struct kunit *test)
 {
-	const struct rwx_bshape four = { .entries = 4, .len = PAGE_SIZE };
-	struct rwx_bvec_ctx *ctx = test->priv;
+	const struct rwx_shape four = { .entries = 4, .len = PAGE_SIZE };
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rwx_caps caps;
 	struct ib_cqe cqe = {};
 	struct rdma_rw_ctx rw;
@@ -804,7 +400,7 @@ static void rwx_bvec_bad_input(struct kunit *test)
 	bool mr;
 	int ret;
 
-	rwx_bvec_ready(test);
+	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	port = rwx_port(test);
 	rkey = rwx_rkey(test);
@@ -899,15 +495,15 @@ static void rwx_bvec_bad_input(struct kunit *test)
 static void rwx_bvec_single(struct kunit *test)
 {
 #ifdef CONFIG_FAULT_INJECTION
-	const struct rwx_bshape one = { .entries = 3, .len = PAGE_SIZE,
+	const struct rwx_shape one = { .entries = 3, .len = PAGE_SIZE,
 					.offset = PAGE_SIZE + 5, .tail = PAGE_SIZE };
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
 	unsigned int left;
 	int ret;
 
-	rwx_bvec_ready(test);
+	rwx_rw_ready(test);
 	rwx_bvec_build(test, &one);
 	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
 	if (caps.force_mr)
@@ -953,73 +549,21 @@ static void rwx_bvec_single(struct kunit *test)
  */
 static void rwx_bvec_alloc_fail(struct kunit *test)
 {
-#ifdef CONFIG_FAULT_INJECTION
-	static const struct rwx_bshape shapes[] = {
+	static const struct rwx_shape shapes[] = {
 		{ 40, P, 0, 10 },		/* SGE: WR/SGE buffer, 40 maps */
 		{ 7, 3000, 100, 10 },		/* 7 MRs: the pool has 8 */
 		{ 50, 3 * P, 0, 3 * P + 100 },	/* big list, MR split */
 		{ 9, P, 0, P, P / 2, false, true },	/* empties */
 	};
-	struct rwx_bvec_ctx *ctx = test->priv;
-	u32 i, d, n, left = 0, failed, injected = 0;
-	struct rdma_rw_ctx rw;
-	struct ib_qp *qp;
-	int ret;
+	u32 i, injected = 0;
 
-	rwx_bvec_ready(test);
-	qp = rwx_qp(test);
+	rwx_rw_need_fail_nth(test);
+	rwx_rw_ready(test);
 	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
 		rwx_bvec_build(test, &shapes[i]);
-		for (d = 0; d < 2; d++) {
-			enum dma_data_direction dir = d ? DMA_FROM_DEVICE :
-							  DMA_TO_DEVICE;
-
-			migrate_disable();
-			for (n = 1, failed = 0; n <= 200; n++) {
-				rdma_rwx_buf_cache_empty_local();
-				current->fail_nth = n;
-				ret = rdma_rwx_ctx_init_bvec(&rw, qp, rwx_port(test),
-							     ctx->bvecs, ctx->nr_bvec,
-							     ctx->iter,
-							     ctx->remote_dma,
-							     rwx_rkey(test), dir);
-				left = current->fail_nth;
-				current->fail_nth = 0;
-				if (ret == -ENOMEM) {
-					KUNIT_EXPECT_EQ_MSG(test, qp->mrs_used, 0,
-							    "shape %u dir %u: MRs kept after failure %u",
-							    i, d, n);
-					KUNIT_EXPECT_EQ(test, rw.type,
-							RDMA_RWX_CTX_DEAD);
-					failed++;
-					continue;
-				}
-				KUNIT_EXPECT_GT_MSG(test, ret, 0,
-						    "shape %u dir %u, call %u failed",
-						    i, d, n);
-				if (ret <= 0)
-					break;
-				rdma_rwx_ctx_destroy_bvec(&rw, qp, rwx_port(test),
-							  ctx->bvecs,
-							  ctx->nr_bvec, dir);
-				KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
-				if (left)	/* nothing was failed: all done */
-					break;
-			}
-			migrate_enable();
-			KUNIT_EXPECT_NE_MSG(test, left, 0U,
-					    "shape %u dir %u: calls left after %u",
-					    i, d, n);
-			KUNIT_EXPECT_GT_MSG(test, failed, 0U,
-					    "shape %u dir %u: nothing failed",
-					    i, d);
-			injected += failed;
-		}
+		injected += rwx_rw_fail_each(test, true, 0, 200, true, i);
 	}
 	kunit_info(test, "%u failures injected", injected);
-#else
-	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
-#endif
 }
 
 static void rwx_bvec_alloc_fail_tdev(struct kunit *test)
@@ -1035,42 +579,27 @@ static void rwx_bvec_alloc_fail_tdev(struct kunit *test)
  * (max_sgl_rd, set on the device for a while), an empty pool falls back
  * to the SGE path and the data still moves.
  */
-static int rwx_bvec_sgl_rd_hold(struct kunit_resource *res, void *dev)
-{
-	res->data = dev;
-	return 0;
-}
-
-static void rwx_bvec_restore_sgl_rd(struct kunit_resource *res)
-{
-	struct ib_device *dev = res->data;
-
-	dev->attrs.max_sgl_rd = 0;
-}
-
 static void rwx_bvec_pool_empty(struct kunit *test)
 {
-	const struct rwx_bshape two = { .entries = 2, .len = PAGE_SIZE };
-	const struct rwx_bshape nine_gaps = {
+	const struct rwx_shape two = { .entries = 2, .len = PAGE_SIZE };
+	const struct rwx_shape nine_gaps = {
 		.entries = 9, .len = 3000, .lead = 100,
 	};
-	const struct rwx_bshape eight = {
+	const struct rwx_shape eight = {
 		.entries = 8, .len = PAGE_SIZE, .offset = 10,
 	};
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rw_ctx rw[RWX_POOL + 1];
 	struct rdma_rwx_caps caps;
-	struct ib_device *dev;
 	struct ib_qp *qp;
 	size_t total;
 	bool needs_mr;
 	int i, ret = 0;
 	u32 port;
 
-	rwx_bvec_ready(test);
+	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	port = rwx_port(test);
-	dev = ctx->conn.device;
 	rdma_rwx_qp_caps(qp, port, &caps);
 	needs_mr = caps.iwarp || caps.force_mr;
 	rwx_bvec_build(test, &two);
@@ -1101,16 +630,12 @@ static void rwx_bvec_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 
 	/* max_sgl_rd 4: a READ of 8 segments prefers MRs. */
-	KUNIT_ASSERT_EQ(test, dev->attrs.max_sgl_rd, 0U);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, rwx_bvec_sgl_rd_hold,
-							 rwx_bvec_restore_sgl_rd,
-							 GFP_KERNEL, dev));
-	dev->attrs.max_sgl_rd = 4;
+	rwx_rw_set_sgl_rd(test, ctx->conn.device, 4);
 	total = rwx_bvec_build(test, &eight);
 	get_random_bytes(page_address(ctx->remote), total);
 	ret = rwx_bvec_move_rec(test, false, DMA_FROM_DEVICE);
 	KUNIT_EXPECT_GT(test, ret, 0);
-	rwx_bvec_fill_local(ctx, false);
+	rwx_rw_fill_local(ctx, false);
 	ret = rwx_bvec_move_rec(test, true, DMA_FROM_DEVICE);
 	rwx_bvec_compare(test, "max_sgl_rd READ");
 	if (list_empty(&qp->rdma_mrs)) {
@@ -1121,7 +646,7 @@ static void rwx_bvec_pool_empty(struct kunit *test)
 		KUNIT_EXPECT_GE(test, ret, 2);
 		KUNIT_EXPECT_LE(test, ret, 3);
 	}
-	KUNIT_EXPECT_EQ(test, rwx_bvec_matching(ctx, total), total);
+	KUNIT_EXPECT_EQ(test, rwx_rw_matching(ctx, 0, total), total);
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 }
 
@@ -1132,46 +657,18 @@ static void rwx_bvec_pool_empty(struct kunit *test)
  */
 static void rwx_bvec_map_faults(struct kunit *test)
 {
-	const struct rwx_bshape four = { .entries = 4, .len = PAGE_SIZE };
-	struct rwx_bvec_ctx *ctx = test->priv;
+	const struct rwx_shape four = { .entries = 4, .len = PAGE_SIZE };
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rwx_caps caps;
-	size_t total;
 	bool mr;
-	int ret;
 
-	rwx_bvec_ready(test);
+	rwx_rw_ready(test);
 	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
 	mr = caps.iwarp || caps.force_mr;
-	total = rwx_bvec_build(test, &four);
-
-	get_random_bytes(page_address(ctx->remote), total);
-	rwx_bvec_fill_local(ctx, false);
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
-	ret = rwx_bvec_move(test, DMA_FROM_DEVICE);
-	KUNIT_EXPECT_GT(test, ret, 0);
-	if (ret > 0)
-		KUNIT_EXPECT_EQ(test, rwx_bvec_matching(ctx, total), total);
-	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
-						      RWX_TESTDEV_FAULT_MAP_SHORT),
-			mr);
-
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 2);
-	ret = rwx_bvec_move(test, DMA_FROM_DEVICE);
-	if (mr)
-		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	else
-		KUNIT_EXPECT_GT(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
-						      RWX_TESTDEV_FAULT_MAP_FAIL),
-			mr);
+	rwx_rw_map_short(test, true, mr, rwx_bvec_build(test, &four));
 
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 1);
-	ret = rwx_bvec_move(test, DMA_FROM_DEVICE);
-	if (mr)
-		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	else
-		KUNIT_EXPECT_GT(test, ret, 0);
+	rwx_rw_expect_refused(test, true, mr);
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 0);
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 0);
 	KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
@@ -1183,81 +680,32 @@ static void rwx_bvec_map_faults(struct kunit *test)
  */
 static void rwx_bvec_chain_send(struct kunit *test)
 {
-	const struct rwx_bshape s = { .entries = 40, .len = PAGE_SIZE,
+	const struct rwx_shape s = { .entries = 40, .len = PAGE_SIZE,
 				      .offset = 100, .tail = 100 };
-	struct rwx_bvec_ctx *ctx = test->priv;
-	struct rwx_loopback_wait *send_wait, *recv_wait;
-	struct ib_sge send_sge, recv_sge;
-	struct ib_send_wr send = {}, *first, *wr;
-	struct ib_recv_wr recv = {};
-	u64 msg_dma, inbox_dma;
-	struct ib_device *dev;
+	struct rwx_rw_fixture *ctx = test->priv;
+	struct rwx_rw_send snd;
 	struct rdma_rw_ctx rw;
-	u8 *msg, *inbox;
 	size_t total;
-	int nr_wrs, n;
+	int nr_wrs;
 
-	rwx_bvec_ready(test);
-	dev = ctx->conn.device;
-	send_wait = kunit_kzalloc(test, sizeof(*send_wait), GFP_KERNEL);
-	recv_wait = kunit_kzalloc(test, sizeof(*recv_wait), GFP_KERNEL);
-	msg = kunit_kzalloc(test, 64, GFP_KERNEL);
-	inbox = kunit_kzalloc(test, 64, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, send_wait && recv_wait && msg && inbox);
-	strscpy(msg, "nvme completion", 64);
-	msg_dma = ib_dma_map_single(dev, msg, 64, DMA_TO_DEVICE);
-	inbox_dma = ib_dma_map_single(dev, inbox, 64, DMA_FROM_DEVICE);
-	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(dev, msg_dma) ||
-			   ib_dma_mapping_error(dev, inbox_dma));
-
-	rwx_loopback_wait_init(recv_wait);
-	recv_sge = (struct ib_sge){ inbox_dma, 64, ctx->conn.pd->local_dma_lkey };
-	recv.wr_cqe = &recv_wait->cqe;
-	recv.sg_list = &recv_sge;
-	recv.num_sge = 1;
-	KUNIT_ASSERT_EQ(test, ib_post_recv(ctx->conn.qp[RWX_SERVER], &recv, NULL),
-			0);
-
+	rwx_rw_ready(test);
+	rwx_rw_send_prepare(test, &snd);
 	total = rwx_bvec_build(test, &s);
-	rwx_bvec_fill_local(ctx, true);
+	rwx_rw_fill_local(ctx, true);
 	memset(page_address(ctx->remote), 0, total + PAGE_SIZE);
 	nr_wrs = rdma_rwx_ctx_init_bvec(&rw, rwx_qp(test), rwx_port(test),
 					ctx->bvecs, ctx->nr_bvec, ctx->iter,
 					ctx->remote_dma, rwx_rkey(test),
 					DMA_TO_DEVICE);
 	KUNIT_ASSERT_GT(test, nr_wrs, 0);
-
-	rwx_loopback_wait_init(send_wait);
-	send_sge = (struct ib_sge){ msg_dma, 16, ctx->conn.pd->local_dma_lkey };
-	send.opcode = IB_WR_SEND;
-	send.wr_cqe = &send_wait->cqe;
-	send.send_flags = IB_SEND_SIGNALED;
-	send.sg_list = &send_sge;
-	send.num_sge = 1;
-	first = rdma_rwx_ctx_wrs(&rw, rwx_qp(test), rwx_port(test), NULL, &send);
-	KUNIT_ASSERT_NOT_NULL(test, first);
-	for (wr = first, n = 0; wr && wr != &send; wr = wr->next, n++) {
-		KUNIT_EXPECT_TRUE(test, wr->opcode == IB_WR_RDMA_WRITE ||
-				  wr->opcode == IB_WR_REG_MR ||
-				  wr->opcode == IB_WR_LOCAL_INV);
-		KUNIT_EXPECT_FALSE(test, wr->send_flags & IB_SEND_SIGNALED);
-	}
-	KUNIT_ASSERT_PTR_EQ(test, wr, &send);
-	KUNIT_EXPECT_EQ(test, n, nr_wrs);
-	KUNIT_ASSERT_EQ(test, ib_post_send(rwx_qp(test), first, NULL), 0);
-	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(send_wait), 0);
-	KUNIT_EXPECT_EQ(test, send_wait->opcode, IB_WC_SEND);
-	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(recv_wait), 0);
-	KUNIT_EXPECT_EQ(test, rwx_bvec_matching(ctx, total), total);
+	rwx_rw_send_chain(test, &snd, &rw, nr_wrs);
+	KUNIT_EXPECT_EQ(test, rwx_rw_matching(ctx, 0, total), total);
 	KUNIT_EXPECT_NULL(test, memchr_inv(page_address(ctx->remote) + total, 0,
 					   PAGE_SIZE));
-	KUNIT_EXPECT_STREQ(test, (char *)inbox, "nvme completion");
-
+	rwx_rw_send_finish(test, &snd);
 	rdma_rwx_ctx_destroy_bvec(&rw, rwx_qp(test), rwx_port(test), ctx->bvecs,
 				  ctx->nr_bvec, DMA_TO_DEVICE);
 	KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
-	ib_dma_unmap_single(dev, msg_dma, 64, DMA_TO_DEVICE);
-	ib_dma_unmap_single(dev, inbox_dma, 64, DMA_FROM_DEVICE);
 }
 
 /*
@@ -1269,9 +717,9 @@ static void rwx_bvec_chain_send(struct kunit *test)
  */
 static void rwx_bvec_post_faults(struct kunit *test)
 {
-	const struct rwx_bshape four = { .entries = 4, .len = PAGE_SIZE,
+	const struct rwx_shape four = { .entries = 4, .len = PAGE_SIZE,
 					 .offset = 10 };
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_loopback_wait wait;
 	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
@@ -1280,7 +728,7 @@ static void rwx_bvec_post_faults(struct kunit *test)
 	int ret, nth;
 	u32 port;
 
-	rwx_bvec_ready(test);
+	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	port = rwx_port(test);
 	rdma_rwx_qp_caps(qp, port, &caps);
@@ -1310,12 +758,12 @@ static void rwx_bvec_post_faults(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 
 		get_random_bytes(page_address(ctx->remote), total);
-		rwx_bvec_fill_local(ctx, false);
-		ret = rwx_bvec_move(test, DMA_FROM_DEVICE);
+		rwx_rw_fill_local(ctx, false);
+		ret = rwx_rw_move(test, true, 0, DMA_FROM_DEVICE);
 		KUNIT_EXPECT_GT_MSG(test, ret, 0, "after a post failing at WR %d",
 				    nth);
 		if (ret > 0)
-			KUNIT_EXPECT_EQ(test, rwx_bvec_matching(ctx, total), total);
+			KUNIT_EXPECT_EQ(test, rwx_rw_matching(ctx, 0, total), total);
 	}
 
 	/* The READ, the last WR, completing with an error. */
@@ -1346,7 +794,7 @@ static void rwx_bvec_chain_send_tdev(struct kunit *test)
 static void rwx_bvec_random_array(struct kunit *test, struct rnd_state *rnd,
 				  struct page **chunks)
 {
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	u32 nr = 1 + prandom_u32_state(rnd) % RWX_DIFF_CHUNKS;
 	u32 kind = prandom_u32_state(rnd) % 5, i, total = 0, start, size;
 	u32 chunk = PAGE_SIZE << RWX_DIFF_CHUNK_ORDER, idx, done;
@@ -1396,7 +844,7 @@ static void rwx_bvec_random_array(struct kunit *test, struct rnd_state *rnd,
 static int rwx_bvec_diff_init(struct kunit *test)
 {
 	/* Nothing is posted: a test device mapping as rxe does is quick. */
-	return rwx_bvec_setup(test, true);
+	return rwx_rw_fixture_open(test, true, true);
 }
 
 /*
@@ -1407,7 +855,7 @@ static int rwx_bvec_diff_init(struct kunit *test)
 static void rwx_bvec_diff_random(struct kunit *test)
 {
 	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_bvec_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct page **chunks;
 	u32 n, compared = 0, failed = 0, mr = 0;
 	struct rnd_state rnd;
@@ -1443,7 +891,8 @@ static void rwx_bvec_diff_random(struct kunit *test)
 		snprintf(what, sizeof(what), "case %u", n);
 		if (rwx_bvec_diff_one(test, what, raddr, rkey, dir)) {
 			compared++;
-			mr += ctx->bvec_chain->wr[0].opcode == IB_WR_REG_MR;
+			mr += ctx->bvec_chain->wr[rwx_chain_skip_inv(ctx->bvec_chain, 0)].opcode ==
+			      IB_WR_REG_MR;
 		} else {
 			failed++;
 		}

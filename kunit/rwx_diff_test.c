@@ -36,45 +36,13 @@
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
 #include "rwx_loopback.h"
+#include "rwx_rw_fixture.h"
 #include "rwx_test_devs.h"
 
 #define RWX_DIFF_CASES		1000
 #define RWX_DIFF_CHUNKS		256	/* entries at most */
 #define RWX_DIFF_CHUNK_ORDER	2	/* an entry spans up to 4 pages */
-#define RWX_DIFF_MAX_WRS	(3 * RWX_DIFF_CHUNKS + 1)
 #define RWX_DIFF_POOL		16	/* MRs in the QP's pool */
-
-/* One WR of a chain, reduced to what must match. */
-struct rwx_wr_rec {
-	enum ib_wr_opcode opcode;
-	bool signaled;
-	bool has_cqe;
-	u32 num_sge;
-	u64 remote_addr;
-	u32 rkey;
-	u32 first_sge;		/* index into the chain's SGE records */
-	/* REG_MR */
-	int access;
-	u64 mr_iova, mr_length;
-	u32 key;
-	/* LOCAL_INV, READ_WITH_INV */
-	u32 invalidate_rkey;
-};
-
-struct rwx_sge_rec {
-	u64 addr;
-	u32 length;
-	bool dma_lkey;		/* the PD's local DMA lkey */
-	bool mr_lkey;		/* the lkey of the MR registered just before */
-};
-
-struct rwx_chain {
-	int ret;		/* what init returned */
-	u32 nr_wrs;
-	struct rwx_wr_rec wr[RWX_DIFF_MAX_WRS];
-	u32 nr_sges;
-	struct rwx_sge_rec sge[RWX_DIFF_CHUNKS];
-};
 
 struct rwx_diff_ctx {
 	struct rwx_loopback conn;
@@ -82,7 +50,7 @@ struct rwx_diff_ctx {
 	int setup_ret;
 	struct page *chunks[RWX_DIFF_CHUNKS];
 	struct scatterlist sgl[RWX_DIFF_CHUNKS];
-	struct rwx_chain ours, core;
+	struct rwx_chain *ours, *core;
 	struct ib_cqe cqe;
 	/* cases of the deliberate MR split */
 	u32 split, over_budget, pool_short;
@@ -91,8 +59,6 @@ struct rwx_diff_ctx {
 static int rwx_diff_init(struct kunit *test)
 {
 	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_testdev_caps caps;
-	struct rwx_test_dev vdev;
 	struct rwx_loopback_params params = {
 		.max_send_wr = 64,
 		.max_send_sge = 32,
@@ -105,24 +71,22 @@ static int rwx_diff_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	test->priv = ctx;
+	ctx->ours = rwx_chain_alloc(RWX_DIFF_CHUNKS);
+	ctx->core = rwx_chain_alloc(RWX_DIFF_CHUNKS);
+	if (!ctx->ours || !ctx->core)
+		return -ENOMEM;
 	for (i = 0; i < RWX_DIFF_CHUNKS; i++) {
 		ctx->chunks[i] = alloc_pages(GFP_KERNEL, RWX_DIFF_CHUNK_ORDER);
 		if (!ctx->chunks[i])
 			return -ENOMEM;
 	}
-	if (dev->caps) {
-		/*
-		 * Nothing is posted here, but every list is mapped three times:
-		 * a test device that maps as rxe does keeps 1000 lists quick
-		 * under DMA-API debug.
-		 */
-		caps = *dev->caps;
-		caps.virt_dma = true;
-		vdev = *dev;
-		vdev.caps = &caps;
-		dev = &vdev;
-	}
-	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, &ctx->tdev);
+	/*
+	 * Nothing is posted here, but every list is mapped three times: a
+	 * test device that maps as rxe does keeps 1000 lists quick under
+	 * DMA-API debug.
+	 */
+	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, true,
+					  &ctx->tdev);
 	return 0;
 }
 
@@ -135,6 +99,8 @@ static void rwx_diff_exit(struct kunit *test)
 	for (i = 0; i < RWX_DIFF_CHUNKS; i++)
 		if (ctx->chunks[i])
 			__free_pages(ctx->chunks[i], RWX_DIFF_CHUNK_ORDER);
+	vfree(ctx->ours);
+	vfree(ctx->core);
 }
 
 /*
@@ -178,57 +144,6 @@ static u32 rwx_diff_shape(struct rwx_diff_ctx *ctx, struct rnd_state *rnd,
 	return nents;
 }
 
-/* Record the chain @first, which ends at NULL or @chain_end. */
-static void rwx_diff_record(struct rwx_chain *chain, struct ib_qp *qp,
-			    struct ib_send_wr *first, struct ib_cqe *cqe)
-{
-	u32 last_mr_lkey = 0, i;
-	struct rwx_sge_rec *s;
-	struct ib_send_wr *wr;
-
-	chain->nr_wrs = 0;
-	chain->nr_sges = 0;
-	for (wr = first; wr && chain->nr_wrs < RWX_DIFF_MAX_WRS; wr = wr->next) {
-		struct rwx_wr_rec *rec = &chain->wr[chain->nr_wrs++];
-
-		memset(rec, 0, sizeof(*rec));
-		rec->opcode = wr->opcode;
-		rec->signaled = wr->send_flags & IB_SEND_SIGNALED;
-		rec->has_cqe = wr->wr_cqe == cqe;
-		rec->num_sge = wr->num_sge;
-		rec->first_sge = chain->nr_sges;
-		switch (wr->opcode) {
-		case IB_WR_REG_MR:
-			rec->access = reg_wr(wr)->access;
-			rec->mr_iova = reg_wr(wr)->mr->iova;
-			rec->mr_length = reg_wr(wr)->mr->length;
-			rec->key = reg_wr(wr)->key;
-			last_mr_lkey = reg_wr(wr)->mr->lkey;
-			break;
-		case IB_WR_LOCAL_INV:
-			rec->invalidate_rkey = wr->ex.invalidate_rkey;
-			break;
-		case IB_WR_RDMA_READ_WITH_INV:
-			rec->invalidate_rkey = wr->ex.invalidate_rkey;
-			fallthrough;
-		default:
-			rec->remote_addr = rdma_wr(wr)->remote_addr;
-			rec->rkey = rdma_wr(wr)->rkey;
-			for (i = 0; i < wr->num_sge; i++) {
-				if (chain->nr_sges == RWX_DIFF_CHUNKS)
-					break;
-				s = &chain->sge[chain->nr_sges++];
-				s->addr = wr->sg_list[i].addr;
-				s->length = wr->sg_list[i].length;
-				s->dma_lkey = wr->sg_list[i].lkey ==
-					      qp->pd->local_dma_lkey;
-				s->mr_lkey = last_mr_lkey &&
-					     wr->sg_list[i].lkey == last_mr_lkey;
-			}
-		}
-	}
-}
-
 /* Each engine in turn: init, record its chain, destroy. */
 static void rwx_diff_run(struct kunit *test, struct rwx_chain *chain,
 			 bool core, u32 nents, u32 offset, u64 raddr, u32 rkey,
@@ -254,19 +169,11 @@ static void rwx_diff_run(struct kunit *test, struct rwx_chain *chain,
 		first = rdma_rw_ctx_wrs(&rw, qp, port, &ctx->cqe, NULL);
 	else
 		first = rdma_rwx_ctx_wrs(&rw, qp, port, &ctx->cqe, NULL);
-	rwx_diff_record(chain, qp, first, &ctx->cqe);
+	rwx_chain_record(chain, qp, first, &ctx->cqe);
 	if (core)
 		rdma_rw_ctx_destroy(&rw, qp, port, ctx->sgl, nents, dir);
 	else
 		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, nents, dir);
-}
-
-/* The chain without its LOCAL_INV WRs, which depend on pool state. */
-static u32 rwx_diff_skip_inv(const struct rwx_chain *c, u32 i)
-{
-	while (i < c->nr_wrs && c->wr[i].opcode == IB_WR_LOCAL_INV)
-		i++;
-	return i;
 }
 
 static void rwx_diff_check_inv(struct kunit *test, const struct rwx_chain *c,
@@ -338,7 +245,7 @@ static void rwx_diff_check_split(struct kunit *test, u32 n, u32 nents,
 				 enum dma_data_direction dir)
 {
 	struct rwx_diff_ctx *ctx = test->priv;
-	const struct rwx_chain *o = &ctx->ours;
+	const struct rwx_chain *o = ctx->ours;
 	struct rwx_span_rec *spans;
 	struct rdma_rwx_caps caps;
 	u32 nr, i = 0, s = 0, mr_length = 0;
@@ -380,9 +287,9 @@ static void rwx_diff_check_split(struct kunit *test, u32 n, u32 nents,
 		return;
 	}
 	KUNIT_ASSERT_GE_MSG(test, o->ret, 0, "case %u: ib_core %d, ours %d",
-			    n, ctx->core.ret, o->ret);
-	for (i = rwx_diff_skip_inv(o, 0); i < o->nr_wrs;
-	     i = rwx_diff_skip_inv(o, i + 1)) {
+			    n, ctx->core->ret, o->ret);
+	for (i = rwx_chain_skip_inv(o, 0); i < o->nr_wrs;
+	     i = rwx_chain_skip_inv(o, i + 1)) {
 		const struct rwx_wr_rec *w = &o->wr[i];
 
 		if (w->opcode == IB_WR_REG_MR) {
@@ -438,8 +345,9 @@ static bool rwx_diff_compare(struct kunit *test, u32 n, u32 nents, u32 offset,
 			     u64 raddr, enum dma_data_direction dir)
 {
 	struct rwx_diff_ctx *ctx = test->priv;
-	const struct rwx_chain *o = &ctx->ours, *c = &ctx->core;
-	u32 i = 0, j = 0, mr_key = 0;
+	const struct rwx_chain *o = ctx->ours, *c = ctx->core;
+	char what[16];
+	u32 i, j;
 
 	if (c->ret >= 0 ? rwx_diff_over_budget(test, c) :
 			  c->ret == -EINVAL && o->ret != -EINVAL) {
@@ -454,51 +362,9 @@ static bool rwx_diff_compare(struct kunit *test, u32 n, u32 nents, u32 offset,
 	rwx_diff_check_inv(test, o, "rdma_rwx", n);
 	rwx_diff_check_inv(test, c, "ib_core", n);
 
-	for (;;) {
-		const struct rwx_wr_rec *a, *b;
-		u32 s;
-
-		i = rwx_diff_skip_inv(o, i);
-		j = rwx_diff_skip_inv(c, j);
-		if (i == o->nr_wrs || j == c->nr_wrs)
-			break;
-		a = &o->wr[i++];
-		b = &c->wr[j++];
-		KUNIT_ASSERT_EQ_MSG(test, a->opcode, b->opcode, "case %u WR %u", n, i);
-		KUNIT_EXPECT_EQ_MSG(test, a->signaled, b->signaled, "case %u WR %u", n, i);
-		KUNIT_EXPECT_EQ_MSG(test, a->has_cqe && a->signaled,
-				    b->has_cqe && b->signaled, "case %u WR %u", n, i);
-		KUNIT_ASSERT_EQ_MSG(test, a->num_sge, b->num_sge, "case %u WR %u", n, i);
-		if (a->opcode == IB_WR_REG_MR) {
-			KUNIT_EXPECT_EQ_MSG(test, a->access, b->access, "case %u WR %u", n, i);
-			KUNIT_EXPECT_EQ_MSG(test, a->mr_length, b->mr_length,
-					    "case %u WR %u", n, i);
-			KUNIT_EXPECT_EQ_MSG(test, a->mr_iova, b->mr_iova,
-					    "case %u WR %u", n, i);
-			mr_key = a->key;
-			continue;
-		}
-		KUNIT_EXPECT_EQ_MSG(test, a->remote_addr, b->remote_addr,
-				    "case %u WR %u", n, i);
-		KUNIT_EXPECT_EQ_MSG(test, a->rkey, b->rkey, "case %u WR %u", n, i);
-		if (a->opcode == IB_WR_RDMA_READ_WITH_INV)
-			/* deliberate: ours invalidates the key it registered */
-			KUNIT_EXPECT_EQ_MSG(test, a->invalidate_rkey, mr_key,
-					    "case %u WR %u", n, i);
-		for (s = 0; s < a->num_sge; s++) {
-			const struct rwx_sge_rec *sa = &o->sge[a->first_sge + s];
-			const struct rwx_sge_rec *sb = &c->sge[b->first_sge + s];
-
-			KUNIT_EXPECT_EQ_MSG(test, sa->addr, sb->addr,
-					    "case %u WR %u SGE %u", n, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, sa->length, sb->length,
-					    "case %u WR %u SGE %u", n, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, sa->dma_lkey, sb->dma_lkey,
-					    "case %u WR %u SGE %u", n, i, s);
-			KUNIT_EXPECT_EQ_MSG(test, sa->mr_lkey, sb->mr_lkey,
-					    "case %u WR %u SGE %u", n, i, s);
-		}
-	}
+	/* Deliberate: ours invalidates the key it registered. */
+	snprintf(what, sizeof(what), "case %u", n);
+	rwx_chain_compare(test, o, c, true, what, &i, &j);
 	KUNIT_EXPECT_EQ_MSG(test, i, o->nr_wrs, "case %u: rdma_rwx has more WRs", n);
 	KUNIT_EXPECT_EQ_MSG(test, j, c->nr_wrs, "case %u: ib_core has more WRs", n);
 	return true;
@@ -525,8 +391,8 @@ static void rwx_diff_random(struct kunit *test)
 		dir = prandom_u32_state(&rnd) & 1 ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 		raddr = (u64)prandom_u32_state(&rnd) << 12 | prandom_u32_state(&rnd) % 4096;
 		rkey = prandom_u32_state(&rnd);
-		rwx_diff_run(test, &ctx->core, true, nents, offset, raddr, rkey, dir);
-		rwx_diff_run(test, &ctx->ours, false, nents, offset, raddr, rkey, dir);
+		rwx_diff_run(test, ctx->core, true, nents, offset, raddr, rkey, dir);
+		rwx_diff_run(test, ctx->ours, false, nents, offset, raddr, rkey, dir);
 		compared += rwx_diff_compare(test, n, nents, offset, raddr, dir);
 
 		/* Stop at the first differing case: one report, not a flood. */

@@ -21,155 +21,29 @@
 #include "../drivers/rwx/rwx_stats.h"
 #include "rwx_counts.h"
 #include "rwx_loopback.h"
+#include "rwx_rw_fixture.h"
 #include "rwx_test_devs.h"
-
-#define RWX_REMOTE_ORDER	10	/* 4 MiB of target memory */
-#define RWX_REMOTE_LEN		(PAGE_SIZE << RWX_REMOTE_ORDER)
-#define RWX_MAX_ENTRIES		1024
-
-struct rwx_engine_ctx {
-	struct rwx_loopback conn;
-	struct rwx_testdev *tdev;
-	int setup_ret;
-	struct page *remote;
-	u64 remote_dma;
-	struct scatterlist *sgl;	/* RWX_MAX_ENTRIES entries */
-	u32 nents;
-	struct page *allocs[RWX_MAX_ENTRIES];	/* behind the entries */
-	u8 orders[RWX_MAX_ENTRIES];
-	u32 nr_allocs;
-};
 
 static int rwx_engine_init(struct kunit *test)
 {
-	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_loopback_params params = {
-		.max_send_wr = 256,
-		.max_send_sge = 16,
-		.max_rdma_ctxs = 8,
-	};
-	struct rwx_engine_ctx *ctx;
-
-	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
-		return -ENOMEM;
-	test->priv = ctx;
-	ctx->sgl = kunit_kcalloc(test, RWX_MAX_ENTRIES, sizeof(*ctx->sgl),
-				 GFP_KERNEL);
-	if (!ctx->sgl)
-		return -ENOMEM;
-	if (dev->caps) {
-		/*
-		 * Test devices: room for a 4 MiB list of single pages on one
-		 * SGE per WR, or over MRs of 8 pages (the smallest page list).
-		 */
-		params.max_send_wr = 1100;
-		params.max_rdma_ctxs = 160;
-	}
-	ctx->setup_ret = rwx_test_connect(dev, &ctx->conn, &params, &ctx->tdev);
-	return 0;
-}
-
-static void rwx_engine_free_list(struct rwx_engine_ctx *ctx)
-{
-	u32 i;
-
-	for (i = 0; i < ctx->nr_allocs; i++)
-		__free_pages(ctx->allocs[i], ctx->orders[i]);
-	ctx->nr_allocs = 0;
-	ctx->nents = 0;
+	return rwx_rw_fixture_open(test, false, false);
 }
 
 static void rwx_engine_exit(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
-
-	if (ctx->remote_dma)
-		ib_dma_unmap_page(ctx->conn.device, ctx->remote_dma,
-				  RWX_REMOTE_LEN, DMA_BIDIRECTIONAL);
-	if (ctx->remote)
-		__free_pages(ctx->remote, RWX_REMOTE_ORDER);
-	rwx_engine_free_list(ctx);
-	rwx_test_disconnect(&ctx->conn, ctx->tdev);
-}
-
-static struct ib_qp *rwx_qp(struct kunit *test)
-{
-	struct rwx_engine_ctx *ctx = test->priv;
-
-	return ctx->conn.qp[RWX_CLIENT];
-}
-
-static u32 rwx_port(struct kunit *test)
-{
-	struct rwx_engine_ctx *ctx = test->priv;
-
-	return ctx->conn.port_num;
-}
-
-/* Connected, on the right device, with 4 MiB of target memory. */
-static void rwx_engine_ready(struct kunit *test)
-{
-	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_engine_ctx *ctx = test->priv;
-	struct ib_device *device;
-
-	KUNIT_ASSERT_EQ_MSG(test, ctx->setup_ret, 0, "connect on %s: %s",
-			    dev->name, ctx->conn.error_what ?: "?");
-	device = ctx->conn.device;
-	KUNIT_ASSERT_TRUE(test, rwx_test_on_dev(dev, device));
-	ctx->remote = alloc_pages(GFP_KERNEL, RWX_REMOTE_ORDER);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->remote);
-	ctx->remote_dma = ib_dma_map_page(device, ctx->remote, 0,
-					  RWX_REMOTE_LEN, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(device, ctx->remote_dma)) {
-		ctx->remote_dma = 0;
-		KUNIT_FAIL(test, "cannot map the remote buffer");
-	}
-}
-
-/*
- * A list shape: @entries entries of @len bytes, moved from @offset on.
- * Each entry starts @lead bytes into pages of its own or, with @carve,
- * the entries follow one another in one buffer from @lead on, so that
- * neighbours share pages.
- */
-struct rwx_shape {
-	u32 entries, len, lead, offset;
-	bool carve;
-};
-
-static void *rwx_engine_alloc(struct kunit *test, size_t size)
-{
-	struct rwx_engine_ctx *ctx = test->priv;
-	unsigned int order = get_order(size);
-	struct page *page;
-
-	KUNIT_ASSERT_LT(test, ctx->nr_allocs, RWX_MAX_ENTRIES);
-	page = alloc_pages(GFP_KERNEL, order);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	ctx->allocs[ctx->nr_allocs] = page;
-	ctx->orders[ctx->nr_allocs++] = order;
-	return page_address(page);
+	rwx_rw_fixture_close(test);
 }
 
 static void rwx_engine_list(struct kunit *test, const struct rwx_shape *s)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
-	u8 *buf = NULL;
+	struct rwx_rw_fixture *ctx = test->priv;
+	u8 *carved = rwx_rw_shape_start(test, s);
 	u32 i;
 
-	KUNIT_ASSERT_LE(test, s->entries, RWX_MAX_ENTRIES);
-	rwx_engine_free_list(ctx);
 	sg_init_table(ctx->sgl, s->entries);
-	if (s->carve)
-		buf = rwx_engine_alloc(test, s->lead + (size_t)s->entries * s->len);
-	for (i = 0; i < s->entries; i++) {
-		u8 *p = s->carve ? buf + (size_t)i * s->len :
-				   rwx_engine_alloc(test, s->lead + s->len);
-
-		sg_set_buf(&ctx->sgl[i], p + s->lead, s->len);
-	}
+	for (i = 0; i < s->entries; i++)
+		sg_set_buf(&ctx->sgl[i], rwx_rw_shape_entry(test, s, carved, i),
+			   s->len);
 	ctx->nents = s->entries;
 }
 
@@ -181,138 +55,11 @@ static void rwx_engine_pages(struct kunit *test, u32 n)
 	rwx_engine_list(test, &s);
 }
 
-/*
- * Compare the local list, from @offset, with remote memory: returns the
- * number of leading bytes that match (the whole transfer when all do).
- */
-static size_t rwx_engine_compare(struct rwx_engine_ctx *ctx, u32 offset,
-				 size_t len)
-{
-	const u8 *remote = page_address(ctx->remote);
-	struct scatterlist *sg;
-	size_t pos = 0;
-	u32 i;
-
-	for_each_sg(ctx->sgl, sg, ctx->nents, i) {
-		const u8 *local = sg_virt(sg);
-		size_t n = sg->length;
-
-		if (offset >= n) {
-			offset -= n;
-			continue;
-		}
-		local += offset;
-		n = min(n - offset, len - pos);
-		offset = 0;
-		if (memcmp(local, remote + pos, n)) {
-			while (local[0] == remote[pos]) {
-				local++;
-				pos++;
-			}
-			return pos;
-		}
-		pos += n;
-		if (pos == len)
-			break;
-	}
-	return pos;
-}
-
-static void rwx_engine_fill_local(struct rwx_engine_ctx *ctx, bool random)
-{
-	struct scatterlist *sg;
-	u32 i;
-
-	for_each_sg(ctx->sgl, sg, ctx->nents, i) {
-		if (random)
-			get_random_bytes(sg_virt(sg), sg->length);
-		else
-			memset(sg_virt(sg), 0, sg->length);
-	}
-}
-
-/*
- * One context from @sgl to the remote buffer, posted and waited for:
- * init + post + wait + destroy.  Returns init's WR count or an error.
- */
-static int rwx_engine_run(struct kunit *test, struct scatterlist *sgl,
-			  u32 nents, u32 offset, enum dma_data_direction dir)
-{
-	struct rwx_engine_ctx *ctx = test->priv;
-	struct rwx_loopback_wait *wait;
-	struct rdma_rw_ctx rw;
-	int nr_wrs, ret;
-
-	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
-	if (!wait)
-		return -ENOMEM;
-	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), sgl,
-				   nents, offset, ctx->remote_dma,
-				   ctx->conn.pd->unsafe_global_rkey, dir);
-	if (nr_wrs < 0)
-		return nr_wrs;
-	rwx_loopback_wait_init(wait);
-	ret = rdma_rwx_ctx_post(&rw, rwx_qp(test), rwx_port(test), &wait->cqe,
-				NULL);
-	if (!ret)
-		ret = rwx_loopback_wait_for(wait);
-	if (ret == -ETIMEDOUT)
-		return ret;	/* the WRs may still run: leave them mapped */
-	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), sgl, nents,
-			     dir);
-	return ret ?: nr_wrs;
-}
-
-/*
- * iWARP completes a WRITE once its data is handed to TCP, not once it is
- * placed in the peer's memory (siw on Debian's 6.1 completes first often
- * enough for a compare to see old bytes).  A READ on the same QP is
- * answered only after the peer has processed everything sent before it,
- * so its completion means the WRITE has landed: iWARP's READ-after-WRITE
- * flush, here one byte through the engine (an iWARP READ needs an MR).
- * InfiniBand and RoCE complete a WRITE only once the peer acknowledged it.
- */
-static int rwx_engine_fence(struct kunit *test)
-{
-	struct rwx_engine_ctx *ctx = test->priv;
-	struct scatterlist sg;
-	u8 *probe;
-	int ret;
-
-	if (!rdma_protocol_iwarp(ctx->conn.device, rwx_port(test)))
-		return 0;
-	probe = kunit_kzalloc(test, SMP_CACHE_BYTES, GFP_KERNEL);
-	if (!probe)
-		return -ENOMEM;
-	sg_init_one(&sg, probe, 1);
-	ret = rwx_engine_run(test, &sg, 1, 0, DMA_FROM_DEVICE);
-	return ret < 0 ? ret : 0;
-}
-
-/* The test's list, moved by one context (then fenced on iWARP). */
-static int rwx_engine_move(struct kunit *test, u32 offset,
-			   enum dma_data_direction dir)
-{
-	struct rwx_engine_ctx *ctx = test->priv;
-	int ret;
-
-	ret = rwx_engine_run(test, ctx->sgl, ctx->nents, offset, dir);
-	if (ret > 0 && dir == DMA_TO_DEVICE) {
-		int fenced = rwx_engine_fence(test);
-
-		if (fenced)
-			ret = fenced;
-	}
-	if (ret != -ETIMEDOUT)
-		KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
-	return ret;
-}
-
 /* One direction of one shape: every shape must be moved. */
 static bool rwx_engine_try(struct kunit *test, const struct rwx_shape *s,
 			   enum dma_data_direction dir)
 {
-	int ret = rwx_engine_move(test, s->offset, dir);
+	int ret = rwx_rw_move(test, false, s->offset, dir);
 
 	KUNIT_EXPECT_GT_MSG(test, ret, 0, "%s %u x %u bytes (lead %u%s), offset %u",
 			    dir == DMA_TO_DEVICE ? "WRITE" : "READ", s->entries,
@@ -323,7 +70,7 @@ static bool rwx_engine_try(struct kunit *test, const struct rwx_shape *s,
 /* Byte-exact WRITE then READ of one shape. */
 static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	size_t total = (size_t)s->entries * s->len - s->offset;
 	u8 *remote = page_address(ctx->remote);
 
@@ -331,10 +78,10 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 	KUNIT_ASSERT_LE(test, total, RWX_REMOTE_LEN);
 
 	/* WRITE: random local data to zeroed remote memory. */
-	rwx_engine_fill_local(ctx, true);
+	rwx_rw_fill_local(ctx, true);
 	memset(remote, 0, RWX_REMOTE_LEN);
 	if (rwx_engine_try(test, s, DMA_TO_DEVICE)) {
-		KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
+		KUNIT_EXPECT_EQ_MSG(test, rwx_rw_matching(ctx, s->offset, total),
 				    total, "WRITE %u x %u bytes, offset %u: bytes right",
 				    s->entries, s->len, s->offset);
 		/* Nothing past the transfer was touched. */
@@ -345,9 +92,9 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 
 	/* READ: random remote data into zeroed local memory. */
 	get_random_bytes(remote, total);
-	rwx_engine_fill_local(ctx, false);
+	rwx_rw_fill_local(ctx, false);
 	if (rwx_engine_try(test, s, DMA_FROM_DEVICE)) {
-		KUNIT_EXPECT_EQ_MSG(test, rwx_engine_compare(ctx, s->offset, total),
+		KUNIT_EXPECT_EQ_MSG(test, rwx_rw_matching(ctx, s->offset, total),
 				    total, "READ %u x %u bytes, offset %u: bytes right",
 				    s->entries, s->len, s->offset);
 		/* The bytes before the offset were not written. */
@@ -382,12 +129,12 @@ static void rwx_engine_data(struct kunit *test)
 		{ 1, 512 * P, 0, 512 },		/* 2 MiB in one entry */
 		{ 100, 3 * P, 0, 3 * P + 100 },	/* entries straddle MRs */
 		{ 6, 3000, 100, 10 },		/* gaps between all entries */
-		{ 200, 1000, 0, 0, true },	/* sharing pages */
-		{ 300, 700, 24, 50, true },	/* ... more than 256 entries */
+		{ 200, 1000, 0, 0, 0, true },	/* sharing pages */
+		{ 300, 700, 24, 50, 0, true },	/* ... more than 256 entries */
 	};
 	int i;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	for (i = 0; i < ARRAY_SIZE(shapes); i++)
 		rwx_engine_shape(test, &shapes[i]);
 }
@@ -400,86 +147,32 @@ static void rwx_engine_data(struct kunit *test)
  */
 static void rwx_engine_chain_send(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
-	struct rwx_loopback_wait *send_wait, *recv_wait;
-	struct ib_qp *server_qp;
-	u8 *msg, *inbox;
-	u64 msg_dma, inbox_dma;
-	struct ib_device *dev;
-	struct ib_sge send_sge, recv_sge;
-	struct ib_send_wr send = {}, *first, *wr;
-	struct ib_recv_wr recv = {};
+	struct rwx_rw_fixture *ctx = test->priv;
+	struct rwx_rw_send snd;
 	struct rdma_rw_ctx rw;
-	int nr_wrs, n;
+	int nr_wrs;
 
-	rwx_engine_ready(test);
-	dev = ctx->conn.device;
-	server_qp = ctx->conn.qp[RWX_SERVER];
-	send_wait = kunit_kzalloc(test, sizeof(*send_wait), GFP_KERNEL);
-	recv_wait = kunit_kzalloc(test, sizeof(*recv_wait), GFP_KERNEL);
-	msg = kunit_kzalloc(test, 64, GFP_KERNEL);
-	inbox = kunit_kzalloc(test, 64, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, send_wait && recv_wait && msg && inbox);
-	strscpy(msg, "nvme completion", 64);
-	msg_dma = ib_dma_map_single(dev, msg, 64, DMA_TO_DEVICE);
-	inbox_dma = ib_dma_map_single(dev, inbox, 64, DMA_FROM_DEVICE);
-	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(dev, msg_dma) ||
-			   ib_dma_mapping_error(dev, inbox_dma));
-
-	rwx_loopback_wait_init(recv_wait);
-	recv_sge = (struct ib_sge){ inbox_dma, 64, ctx->conn.pd->local_dma_lkey };
-	recv.wr_cqe = &recv_wait->cqe;
-	recv.sg_list = &recv_sge;
-	recv.num_sge = 1;
-	KUNIT_ASSERT_EQ(test, ib_post_recv(server_qp, &recv, NULL), 0);
-
+	rwx_rw_ready(test);
+	rwx_rw_send_prepare(test, &snd);
 	rwx_engine_pages(test, 40);	/* several WRITE WRs */
-	rwx_engine_fill_local(ctx, true);
+	rwx_rw_fill_local(ctx, true);
 	memset(page_address(ctx->remote), 0, 40 * PAGE_SIZE);
 	nr_wrs = rdma_rwx_ctx_init(&rw, rwx_qp(test), rwx_port(test), ctx->sgl,
 				   40, 0, ctx->remote_dma,
 				   ctx->conn.pd->unsafe_global_rkey, DMA_TO_DEVICE);
 	KUNIT_ASSERT_GT(test, nr_wrs, 1);
-
-	rwx_loopback_wait_init(send_wait);
-	send_sge = (struct ib_sge){ msg_dma, 16, ctx->conn.pd->local_dma_lkey };
-	send.opcode = IB_WR_SEND;
-	send.wr_cqe = &send_wait->cqe;
-	send.send_flags = IB_SEND_SIGNALED;
-	send.sg_list = &send_sge;
-	send.num_sge = 1;
-	/*
-	 * The chain: nr_wrs unsignaled WRs (WRITEs, and REG_MR / LOCAL_INV
-	 * on the MR path), then the SEND; one post.
-	 */
-	first = rdma_rwx_ctx_wrs(&rw, rwx_qp(test), rwx_port(test), NULL, &send);
-	KUNIT_ASSERT_NOT_NULL(test, first);
-	for (wr = first, n = 0; wr && wr != &send; wr = wr->next, n++) {
-		KUNIT_EXPECT_TRUE(test, wr->opcode == IB_WR_RDMA_WRITE ||
-				  wr->opcode == IB_WR_REG_MR ||
-				  wr->opcode == IB_WR_LOCAL_INV);
-		KUNIT_EXPECT_FALSE(test, wr->send_flags & IB_SEND_SIGNALED);
-	}
-	KUNIT_ASSERT_PTR_EQ(test, wr, &send);
-	KUNIT_EXPECT_EQ(test, n, nr_wrs);
-	KUNIT_ASSERT_EQ(test, ib_post_send(rwx_qp(test), first, NULL), 0);
-	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(send_wait), 0);
-	KUNIT_EXPECT_EQ(test, send_wait->opcode, IB_WC_SEND);
-	KUNIT_EXPECT_EQ(test, rwx_loopback_wait_for(recv_wait), 0);
+	rwx_rw_send_chain(test, &snd, &rw, nr_wrs);
 	/* The SEND was ordered after the data: the data is there. */
-	KUNIT_EXPECT_EQ(test, rwx_engine_compare(ctx, 0, 40 * PAGE_SIZE),
+	KUNIT_EXPECT_EQ(test, rwx_rw_matching(ctx, 0, 40 * PAGE_SIZE),
 			40 * PAGE_SIZE);
-	KUNIT_EXPECT_STREQ(test, (char *)inbox, "nvme completion");
-
+	rwx_rw_send_finish(test, &snd);
 	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl, 40,
 			     DMA_TO_DEVICE);
-	ib_dma_unmap_single(dev, msg_dma, 64, DMA_TO_DEVICE);
-	ib_dma_unmap_single(dev, inbox_dma, 64, DMA_FROM_DEVICE);
 }
 
 static void rwx_engine_bad_input(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rwx_caps caps;
 	struct ib_cqe cqe = {};
 	struct ib_qp *qp;
@@ -488,7 +181,7 @@ static void rwx_engine_bad_input(struct kunit *test)
 	u64 raddr;
 	int ret;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	port = rwx_port(test);
 	rkey = ctx->conn.pd->unsafe_global_rkey;
@@ -570,7 +263,7 @@ static void rwx_engine_bad_input(struct kunit *test)
 static void rwx_engine_pool_empty(struct kunit *test)
 {
 	const struct rwx_test_dev *dev = test->param_value;
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	const struct rwx_shape nine_gaps = {
 		.entries = 9, .len = 3000, .lead = 100,
 	};
@@ -581,7 +274,7 @@ static void rwx_engine_pool_empty(struct kunit *test)
 	int i, ret = 0;
 	bool needs_mr;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	rdma_rwx_qp_caps(qp, rwx_port(test), &caps);
 	needs_mr = caps.iwarp || caps.force_mr;
@@ -632,7 +325,7 @@ static void *rwx_engine_ctx_buf(const struct rdma_rw_ctx *rw, bool mr)
  */
 static void rwx_engine_buf_cache(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
 	struct ib_qp *qp;
@@ -640,7 +333,7 @@ static void rwx_engine_buf_cache(struct kunit *test)
 	u32 port;
 	int ret;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	port = rwx_port(test);
 	rdma_rwx_qp_caps(qp, port, &caps);
@@ -686,104 +379,34 @@ static void rwx_engine_buf_cache(struct kunit *test)
 #define P	((u32)PAGE_SIZE)
 
 /*
- * Every allocation rdma_rwx_ctx_init() makes, failed in turn: the task's
- * fail_nth fails its n-th fault-injectable call (the guest sets failslab
- * to fail sleeping allocations).  Some of those calls are kmemleak's
- * metadata, whose failure kmemleak absorbs, so a context may still be
- * built; the walk ends when the n-th call comes after the last one.  Each
- * -ENOMEM must leave no MR taken; kmemleak, scanned after the suite, finds
- * anything left allocated.  The shapes reach the SGE path's WR array
- * (this CPU's buffer cache emptied first, so small contexts allocate too),
- * the MR path's op array and its growth (gaps: one MR per entry), and the
- * private copy of a span that ends inside an entry.
+ * Every allocation rdma_rwx_ctx_init() makes, failed in turn
+ * (rwx_rw_fail_each()): each -ENOMEM must leave no MR taken; kmemleak,
+ * scanned after the suite, finds anything left allocated.  The shapes
+ * reach the SGE path's WR array (this CPU's buffer cache emptied first,
+ * so small contexts allocate too), the MR path's op array and its growth
+ * (gaps: one MR per entry), and the private copy of a span that ends
+ * inside an entry.
  */
 static void rwx_engine_alloc_fail(struct kunit *test)
 {
-#ifdef CONFIG_FAULT_INJECTION
 	static const struct rwx_shape shapes[] = {
 		{ 40, P, 0, 0 },
 		{ 7, 3000, 100, 10 },		/* 7 MRs: the pool has 8 */
 		{ 100, 3 * P, 0, 3 * P + 100 },
 	};
-	struct rwx_engine_ctx *ctx = test->priv;
-	u32 i, d, n, left = 0, failed, injected = 0;
-	struct rdma_rw_ctx rw;
-	struct ib_qp *qp;
-	int ret;
+	u32 i, injected = 0;
 
-	rwx_engine_ready(test);
-	qp = rwx_qp(test);
+	rwx_rw_need_fail_nth(test);
+	rwx_rw_ready(test);
 	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
 		rwx_engine_list(test, &shapes[i]);
-		for (d = 0; d < 2; d++) {
-			enum dma_data_direction dir = d ? DMA_FROM_DEVICE :
-							  DMA_TO_DEVICE;
-
-			/* Small contexts allocate only with the cache empty. */
-			migrate_disable();
-			for (n = 1, failed = 0; n <= 64; n++) {
-				rdma_rwx_buf_cache_empty_local();
-				current->fail_nth = n;
-				ret = rdma_rwx_ctx_init(&rw, qp, rwx_port(test),
-							ctx->sgl, ctx->nents,
-							shapes[i].offset,
-							ctx->remote_dma,
-							ctx->conn.pd->unsafe_global_rkey,
-							dir);
-				left = current->fail_nth;
-				current->fail_nth = 0;
-				if (ret == -ENOMEM) {
-					KUNIT_EXPECT_EQ_MSG(test, qp->mrs_used, 0,
-							    "shape %u dir %u: MRs kept after failure %u",
-							    i, d, n);
-					failed++;
-					continue;
-				}
-				KUNIT_EXPECT_GT_MSG(test, ret, 0,
-						    "shape %u dir %u, call %u failed",
-						    i, d, n);
-				if (ret <= 0)
-					break;
-				rdma_rwx_ctx_destroy(&rw, qp, rwx_port(test),
-						     ctx->sgl, ctx->nents, dir);
-				KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
-				if (left)	/* nothing was failed: all done */
-					break;
-			}
-			migrate_enable();
-			KUNIT_EXPECT_NE_MSG(test, left, 0U,
-					    "shape %u dir %u: calls left after %u",
-					    i, d, n);
-			KUNIT_EXPECT_GT_MSG(test, failed, 0U,
-					    "shape %u dir %u: nothing allocated",
-					    i, d);
-			injected += failed;
-		}
+		injected += rwx_rw_fail_each(test, false, shapes[i].offset, 64,
+					     false, i);
 	}
 	kunit_info(test, "%u allocation failures injected", injected);
-#else
-	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
-#endif
 }
 
 #undef P
-
-/*
- * A KUnit resource rather than kunit_add_action(), which 6.1 lacks: the
- * device's max_sgl_rd goes back to 0 however the test ends.
- */
-static int rwx_engine_sgl_rd_hold(struct kunit_resource *res, void *dev)
-{
-	res->data = dev;
-	return 0;
-}
-
-static void rwx_engine_restore_sgl_rd(struct kunit_resource *res)
-{
-	struct ib_device *dev = res->data;
-
-	dev->attrs.max_sgl_rd = 0;
-}
 
 /*
  * A device that prefers MRs for READs of more than max_sgl_rd entries (no
@@ -794,27 +417,21 @@ static void rwx_engine_restore_sgl_rd(struct kunit_resource *res)
  */
 static void rwx_engine_sgl_rd(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	const struct rwx_shape s = { .entries = 8, .len = PAGE_SIZE, .offset = 10 };
-	struct ib_device *dev;
 	struct rdma_rwx_caps caps;
 	size_t total = 8 * PAGE_SIZE - 10;
 	int ret;
 
-	rwx_engine_ready(test);
-	dev = ctx->conn.device;
-	KUNIT_ASSERT_EQ(test, dev->attrs.max_sgl_rd, 0U);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, rwx_engine_sgl_rd_hold,
-							 rwx_engine_restore_sgl_rd,
-							 GFP_KERNEL, dev));
-	dev->attrs.max_sgl_rd = 4;
+	rwx_rw_ready(test);
+	rwx_rw_set_sgl_rd(test, ctx->conn.device, 4);
 	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
 	KUNIT_ASSERT_EQ(test, caps.max_sgl_rd, 4U);
 
 	rwx_engine_list(test, &s);
 	get_random_bytes(page_address(ctx->remote), total);
-	rwx_engine_fill_local(ctx, false);
-	ret = rwx_engine_move(test, s.offset, DMA_FROM_DEVICE);
+	rwx_rw_fill_local(ctx, false);
+	ret = rwx_rw_move(test, false, s.offset, DMA_FROM_DEVICE);
 	if (list_empty(&rwx_qp(test)->rdma_mrs)) {
 		/* No pool: one READ of 8 SGEs (the QP allows 16). */
 		KUNIT_EXPECT_FALSE(test, caps.iwarp || caps.force_mr);
@@ -824,7 +441,7 @@ static void rwx_engine_sgl_rd(struct kunit *test)
 		KUNIT_EXPECT_GE(test, ret, 2);
 		KUNIT_EXPECT_LE(test, ret, 3);
 	}
-	KUNIT_EXPECT_EQ(test, rwx_engine_compare(ctx, s.offset, total), total);
+	KUNIT_EXPECT_EQ(test, rwx_rw_matching(ctx, s.offset, total), total);
 }
 
 /*
@@ -834,7 +451,7 @@ static void rwx_engine_sgl_rd(struct kunit *test)
 static void rwx_engine_sizing(struct kunit *test)
 {
 	static const unsigned int pages[] = { 1, 2, 31, 32, 33, 255, 256, 257, 1024 };
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct ib_qp_init_attr attr = {};
 	struct rdma_rwx_caps caps;
 	struct ib_device *dev;
@@ -842,7 +459,7 @@ static void rwx_engine_sizing(struct kunit *test)
 	u32 port, factor;
 	int i;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	dev = ctx->conn.device;
 	port = rwx_port(test);
 	rdma_rwx_qp_caps(rwx_qp(test), port, &caps);
@@ -910,17 +527,6 @@ static void rwx_engine_chain_send_tdev(struct kunit *test)
 	rwx_engine_chain_send(test);
 }
 
-/* A READ of the test's list fails with -EINVAL on the MR path only. */
-static void rwx_engine_expect_refused(struct kunit *test, bool mr)
-{
-	int ret = rwx_engine_move(test, 0, DMA_FROM_DEVICE);
-
-	if (mr)
-		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	else
-		KUNIT_EXPECT_GT(test, ret, 0);
-}
-
 /*
  * The device mapping an MR short or refusing it.  The engine first maps
  * the next entries whole, as ib_core does; when the device maps fewer,
@@ -930,40 +536,19 @@ static void rwx_engine_expect_refused(struct kunit *test, bool mr)
  */
 static void rwx_engine_map_faults(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rwx_caps caps;
-	size_t len = 4 * PAGE_SIZE;
 	bool mr;
-	int ret;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
 	mr = caps.iwarp || caps.force_mr;	/* READs of 4 entries */
 	rwx_engine_pages(test, 4);
-
-	/* One short map: the span's own mapping carries the context. */
-	get_random_bytes(page_address(ctx->remote), len);
-	rwx_engine_fill_local(ctx, false);
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
-	ret = rwx_engine_move(test, 0, DMA_FROM_DEVICE);
-	KUNIT_EXPECT_GT(test, ret, 0);
-	if (ret > 0)
-		KUNIT_EXPECT_EQ(test, rwx_engine_compare(ctx, 0, len), len);
-	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
-						      RWX_TESTDEV_FAULT_MAP_SHORT),
-			mr);
-
-	/* Short, then refused when mapped again. */
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 2);
-	rwx_engine_expect_refused(test, mr);
-	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
-						      RWX_TESTDEV_FAULT_MAP_FAIL),
-			mr);
+	rwx_rw_map_short(test, false, mr, 4 * PAGE_SIZE);
 
 	/* Refused at once. */
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 1);
-	rwx_engine_expect_refused(test, mr);
+	rwx_rw_expect_refused(test, false, mr);
 	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
 						      RWX_TESTDEV_FAULT_MAP_FAIL),
 			mr);
@@ -1000,7 +585,7 @@ static void rwx_counts_expect_init(struct rwx_counts *c,
 static void rwx_counters_context(struct kunit *test, struct rwx_counts *c,
 				 u32 n, enum dma_data_direction dir)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_loopback_wait *wait;
 	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
@@ -1042,7 +627,7 @@ static void rwx_counters_context(struct kunit *test, struct rwx_counts *c,
 static void rwx_counters_bvec(struct kunit *test, struct rwx_counts *c,
 			      u32 n, enum dma_data_direction dir)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct bvec_iter iter = { .bi_size = n * PAGE_SIZE };
 	struct rdma_rwx_caps caps;
 	struct bio_vec *bvecs;
@@ -1086,7 +671,7 @@ static void rwx_counters_bvec(struct kunit *test, struct rwx_counts *c,
  */
 static void rwx_engine_counters(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	const struct rwx_shape nine_gaps = {
 		.entries = 9, .len = 3000, .lead = 100,
 	};
@@ -1100,7 +685,7 @@ static void rwx_engine_counters(struct kunit *test)
 	u64 remote;
 	int i, ret;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	port = rwx_port(test);
 	dev = ctx->conn.device;
@@ -1204,8 +789,8 @@ static void rwx_engine_counters(struct kunit *test)
 		 */
 		KUNIT_ASSERT_EQ(test, dev->attrs.max_sgl_rd, 0U);
 		KUNIT_ASSERT_NOT_NULL(test,
-				      kunit_alloc_resource(test, rwx_engine_sgl_rd_hold,
-							   rwx_engine_restore_sgl_rd,
+				      kunit_alloc_resource(test, rwx_rw_sgl_rd_hold,
+							   rwx_rw_restore_sgl_rd,
 							   GFP_KERNEL, dev));
 		dev->attrs.max_sgl_rd = 4;
 		rwx_engine_pages(test, 8);
@@ -1231,11 +816,11 @@ static void rwx_engine_counters(struct kunit *test)
  */
 static void rwx_engine_counters_tdev(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_counts c;
 	u32 i;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	rwx_counts_start(test, &c, ctx->conn.device);
 	for (i = 0; i < RWX_CNT_NR; i++)
 		KUNIT_EXPECT_EQ_MSG(test, c.v[i], 0ULL, "new device: %s",

@@ -270,23 +270,12 @@ static void rwx_sig_expect_local(struct kunit *test,
 static struct ib_qp *rwx_sig_create_qp(struct rwx_sig_env *env, u32 flags,
 				       u32 ctxs)
 {
-	struct ib_qp_init_attr attr = {
-		.send_cq = env->fx.cq,
-		.recv_cq = env->fx.cq,
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.port_num = 1,
-		.create_flags = flags,
-		.cap = {
-			.max_send_wr = 32,
-			.max_recv_wr = 4,
-			.max_send_sge = 4,
-			.max_recv_sge = 1,
-			.max_rdma_ctxs = ctxs,
-		},
+	const struct ib_qp_cap cap = {
+		.max_send_wr = 32, .max_recv_wr = 4,
+		.max_send_sge = 4, .max_recv_sge = 1, .max_rdma_ctxs = ctxs,
 	};
 
-	return ib_create_qp(env->fx.pd, &attr);
+	return rwx_testdev_create_qp(env->fx.pd, env->fx.cq, flags, &cap);
 }
 
 static int rwx_sig_init(struct kunit *test)

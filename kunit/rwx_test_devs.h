@@ -74,17 +74,20 @@ KUNIT_ARRAY_PARAM(rwx_test_tdev, rwx_test_tdevs, rwx_test_dev_desc);
 
 /*
  * Connect @conn on @dev.  For a test device, a new instance is created
- * first (*@tdev, which rwx_test_disconnect() removes again).  Returns 0
- * or the failing step's error (conn->error_what names it).
+ * first (*@tdev, which rwx_test_disconnect() removes again); with
+ * @virt_dma it maps as rxe does, for tests that map many lists and move
+ * little.  Returns 0 or the failing step's error (conn->error_what names
+ * it).
  */
 static inline int rwx_test_connect(const struct rwx_test_dev *dev,
 				   struct rwx_loopback *conn,
 				   const struct rwx_loopback_params *params,
-				   struct rwx_testdev **tdev)
+				   bool virt_dma, struct rwx_testdev **tdev)
 {
 	static atomic_t instance = ATOMIC_INIT(0);
 	struct rwx_loopback_params p = *params;
 	char name[IB_DEVICE_NAME_MAX];
+	struct rwx_testdev_caps caps;
 
 	*tdev = NULL;
 	if (!dev->caps) {
@@ -93,7 +96,9 @@ static inline int rwx_test_connect(const struct rwx_test_dev *dev,
 	}
 	memset(conn, 0, sizeof(*conn));
 	snprintf(name, sizeof(name), "rwxt%d", atomic_inc_return(&instance));
-	*tdev = rwx_testdev_create(name, dev->caps);
+	caps = *dev->caps;
+	caps.virt_dma |= virt_dma;
+	*tdev = rwx_testdev_create(name, &caps);
 	if (IS_ERR(*tdev)) {
 		int ret = PTR_ERR(*tdev);
 

@@ -106,22 +106,14 @@ static struct ib_qp *rwx_tdt_create_qp_pd(struct rwx_tdt_env *env,
 					  struct ib_pd *pd, struct ib_cq *cq,
 					  u32 flags)
 {
-	struct ib_qp_init_attr attr = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.port_num = 1,
-		.create_flags = flags,
-		.cap = {
-			.max_send_wr = RWX_TDT_SEND_WR,
-			.max_recv_wr = RWX_TDT_RECV_WR,
-			.max_send_sge = min(4, env->fx.dev->attrs.max_send_sge),
-			.max_recv_sge = min(4, env->fx.dev->attrs.max_recv_sge),
-		},
+	const struct ib_qp_cap cap = {
+		.max_send_wr = RWX_TDT_SEND_WR,
+		.max_recv_wr = RWX_TDT_RECV_WR,
+		.max_send_sge = min(4, env->fx.dev->attrs.max_send_sge),
+		.max_recv_sge = min(4, env->fx.dev->attrs.max_recv_sge),
 	};
 
-	return ib_create_qp(pd, &attr);
+	return rwx_testdev_create_qp(pd, cq, flags, &cap);
 }
 
 static struct ib_qp *rwx_tdt_create_qp(struct rwx_tdt_env *env,
@@ -1385,19 +1377,11 @@ static void rwx_tdt_rw_mr(struct kunit *test)
 		.max_sgl_rd = 1,
 		.max_fast_reg_page_list_len = 8,
 	};
-	struct rwx_tdt_env *env = test->priv;
-	struct ib_qp_init_attr attr = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.port_num = 1,
-		.cap = {
-			.max_send_wr = 8,
-			.max_recv_wr = 1,
-			.max_send_sge = 4,
-			.max_recv_sge = 1,
-			.max_rdma_ctxs = 1,
-		},
+	static const struct ib_qp_cap cap = {
+		.max_send_wr = 8, .max_recv_wr = 1,
+		.max_send_sge = 4, .max_recv_sge = 1, .max_rdma_ctxs = 1,
 	};
+	struct rwx_tdt_env *env = test->priv;
 	struct rwx_testdev_counts counts;
 	struct scatterlist sg[3];
 	struct rdma_rw_ctx ctx;
@@ -1406,11 +1390,9 @@ static void rwx_tdt_rw_mr(struct kunit *test)
 	int ret;
 
 	rwx_tdt_setup(test, &caps, 0);
-	attr.send_cq = env->fx.cq;
-	attr.recv_cq = env->fx.cq;
 	rwx_td_destroy_qp(&env->fx.qp);
 	rwx_td_destroy_qp(&env->fx.peer);
-	env->fx.qp = ib_create_qp(env->fx.pd, &attr);
+	env->fx.qp = rwx_testdev_create_qp(env->fx.pd, env->fx.cq, 0, &cap);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.qp);
 	rwx_testdev_counts(env->fx.tdev, &counts);
 	KUNIT_EXPECT_EQ(test, counts.mrs, 2);	/* pool + global rkey */
@@ -1992,20 +1974,11 @@ static void rwx_tdt_pi_rw(struct kunit *test)
 		"rw", IB_SIG_TYPE_T10_DIF, IB_SIG_TYPE_T10_DIF,
 		IB_T10DIF_CRC, 512, 6, true
 	};
-	struct rwx_tdt_env *env = test->priv;
-	struct ib_qp_init_attr attr = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.port_num = 1,
-		.create_flags = IB_QP_CREATE_INTEGRITY_EN,
-		.cap = {
-			.max_send_wr = 8,
-			.max_recv_wr = 1,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-			.max_rdma_ctxs = 1,
-		},
+	static const struct ib_qp_cap cap = {
+		.max_send_wr = 8, .max_recv_wr = 1,
+		.max_send_sge = 1, .max_recv_sge = 1, .max_rdma_ctxs = 1,
 	};
+	struct rwx_tdt_env *env = test->priv;
 	u32 wire_len = rwx_tdt_wire_len(&c), round, i;
 	struct scatterlist sg, prot;
 	struct ib_sig_attrs attrs;
@@ -2016,10 +1989,9 @@ static void rwx_tdt_pi_rw(struct kunit *test)
 	int ret;
 
 	rwx_tdt_setup(test, &rwx_tdt_pi_caps, 0);
-	attr.send_cq = env->fx.cq;
-	attr.recv_cq = env->fx.cq;
 	rwx_td_destroy_qp(&env->fx.qp);
-	env->fx.qp = ib_create_qp(env->fx.pd, &attr);
+	env->fx.qp = rwx_testdev_create_qp(env->fx.pd, env->fx.cq,
+					   IB_QP_CREATE_INTEGRITY_EN, &cap);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->fx.qp);
 	rwx_td_destroy_qp(&env->fx.peer);
 	env->fx.peer = rwx_tdt_create_qp(env, env->fx.cq, 0);

@@ -465,20 +465,11 @@ static const char *rwx_bench_sig_setup(struct rwx_bench *b)
 		.max_qp_wr = 1024,
 		.max_mr = 64,
 	};
-	struct rwx_bench_sig_env *env = &b->sig;
-	struct ib_qp_init_attr attr = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.port_num = 1,
-		.create_flags = IB_QP_CREATE_INTEGRITY_EN,
-		.cap = {
-			.max_send_wr = 64,
-			.max_recv_wr = 1,
-			.max_send_sge = 16,
-			.max_recv_sge = 1,
-			.max_rdma_ctxs = 4,
-		},
+	static const struct ib_qp_cap cap = {
+		.max_send_wr = 64, .max_recv_wr = 1,
+		.max_send_sge = 16, .max_recv_sge = 1, .max_rdma_ctxs = 4,
 	};
+	struct rwx_bench_sig_env *env = &b->sig;
 
 	env->pi = alloc_pages(GFP_KERNEL | __GFP_ZERO, RWX_BENCH_PI_ORDER);
 	if (!env->pi)
@@ -493,9 +484,8 @@ static const char *rwx_bench_sig_setup(struct rwx_bench *b)
 	env->cq = ib_alloc_cq(env->pd->device, NULL, 64, 0, IB_POLL_SOFTIRQ);
 	if (IS_ERR(env->cq))
 		return "CQ";
-	attr.send_cq = env->cq;
-	attr.recv_cq = env->cq;
-	env->qp = ib_create_qp(env->pd, &attr);
+	env->qp = rwx_testdev_create_qp(env->pd, env->cq,
+					IB_QP_CREATE_INTEGRITY_EN, &cap);
 	if (IS_ERR(env->qp))
 		return "integrity QP";
 	rwx_bench_sig_attrs(&env->attrs);

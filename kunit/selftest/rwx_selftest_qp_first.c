@@ -26,20 +26,15 @@ static const struct rwx_testdev_caps rwx_selftest_caps = {
 static int rwx_selftest_break_order(struct ib_device *dev, struct ib_pd *pd,
 				    struct ib_cq *cq, struct scatterlist *sg)
 {
-	struct ib_qp_init_attr attr = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.port_num = 1,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 1, .max_send_sge = 1,
-			 .max_recv_sge = 1, .max_rdma_ctxs = 1 },
+	static const struct ib_qp_cap cap = {
+		.max_send_wr = 8, .max_recv_wr = 1, .max_send_sge = 1,
+		.max_recv_sge = 1, .max_rdma_ctxs = 1,
 	};
 	struct rdma_rw_ctx ctx;
 	struct ib_qp *qp;
 	int ret;
 
-	qp = ib_create_qp(pd, &attr);
+	qp = rwx_testdev_create_qp(pd, cq, 0, &cap);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	ret = rdma_rwx_ctx_init(&ctx, qp, 1, sg, 1, 0, 0, 0, DMA_FROM_DEVICE);

@@ -67,6 +67,15 @@ struct ib_device *rwx_testdev_ibdev(struct rwx_testdev *tdev);
 /* The instance behind an ib_device of this driver, or NULL. */
 struct rwx_testdev *rwx_testdev_from_ibdev(struct ib_device *ibdev);
 
+/*
+ * An RC QP on @pd's instance through ib_create_qp() (port 1, completions
+ * on @cq, signaled by request); with IB_QP_CREATE_INTEGRITY_EN in
+ * @create_flags an integrity QP, whose @cap->max_rdma_ctxs contexts
+ * ib_core gives integrity MRs.  ERR_PTR on failure.
+ */
+struct ib_qp *rwx_testdev_create_qp(struct ib_pd *pd, struct ib_cq *cq,
+				    u32 create_flags,
+				    const struct ib_qp_cap *cap);
 /* Moves two RC QPs of one instance through INIT, RTR, RTS, peered. */
 int rwx_testdev_connect(struct ib_qp *a, struct ib_qp *b);
 

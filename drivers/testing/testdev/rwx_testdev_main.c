@@ -574,6 +574,44 @@ static int rwx_td_connect_one(struct ib_qp *qp, struct ib_qp *peer)
 }
 
 /**
+ * rwx_testdev_create_qp() - create an RC QP on an instance
+ * @pd: a PD of the instance
+ * @cq: the CQ of its send and receive completions
+ * @create_flags: IB_QP_CREATE_* flags: IB_QP_CREATE_INTEGRITY_EN for an
+ *	integrity QP (an instance with caps.integrity), whose RDMA
+ *	READ/WRITE contexts ib_core gives integrity MRs besides the plain
+ *	pool
+ * @cap: its queue and SGE sizes and its RDMA READ/WRITE contexts
+ *	(max_rdma_ctxs: ib_core's MR pools)
+ *
+ * The QP is on port 1 and signals the WRs that ask for it.  It is created
+ * through ib_create_qp(), so that ib_core sets up what it sets up for a
+ * ULP's QP; rwx_testdev_connect() connects it.
+ *
+ * Context: process context.
+ * Return: the QP, or an ERR_PTR (-EINVAL for a PD not on an instance).
+ */
+struct ib_qp *rwx_testdev_create_qp(struct ib_pd *pd, struct ib_cq *cq,
+				    u32 create_flags,
+				    const struct ib_qp_cap *cap)
+{
+	struct ib_qp_init_attr attr = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = 1,
+		.create_flags = create_flags,
+	};
+
+	if (!pd || !cap || !rwx_testdev_from_ibdev(pd->device))
+		return ERR_PTR(-EINVAL);
+	attr.cap = *cap;
+	return ib_create_qp(pd, &attr);
+}
+EXPORT_SYMBOL_NS_GPL(rwx_testdev_create_qp, RWX_TESTDEV);
+
+/**
  * rwx_testdev_connect() - move two RC QPs of an instance to RTS, peered
  * @a: one QP, in the RESET state
  * @b: the other, on the same instance, in the RESET state
