@@ -836,7 +836,7 @@ static void rwx_engine_counters_tdev(struct kunit *test)
 static void rwx_counters_one_page(struct kunit *test, struct rwx_counts *a,
 				  struct rwx_counts *b, const char *what)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
 	enum dma_data_direction dir;
@@ -874,13 +874,13 @@ static void rwx_counters_one_page(struct kunit *test, struct rwx_counts *a,
  */
 static void rwx_engine_counters_retired(struct kunit *test)
 {
-	struct rwx_engine_ctx *ctx = test->priv;
+	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_counts total, nodev;
 	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
 	struct ib_device *dev;
 
-	rwx_engine_ready(test);
+	rwx_rw_ready(test);
 	dev = ctx->conn.device;
 	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
 	rwx_counts_start_total(test, &total);
