@@ -336,57 +336,75 @@ done
 # make bench's pieces, once and short: the figures are not judged, only
 # that its guests ran and its tables came out whole.
 suite bench
-RWX_BENCH_SMOKE=1 bash "$RWX_ROOT/tools/bench.sh" > "$RWX_BUILD/bench-smoke.log" 2>&1
+BENCH_LOG=$RWX_BUILD/bench-smoke.log
+RWX_BENCH_SMOKE=1 bash "$RWX_ROOT/tools/bench.sh" > "$BENCH_LOG" 2>&1
 bench_rc=$?
-grep -E '^bench: (cost (sge|sig): icount|trace sge: off|sge +randread|userspace: )' "$RWX_BUILD/bench-smoke.log" |
+grep -E '^bench: (cost (sge|sig): icount|trace sge: off|sge +randread|userspace: )' "$BENCH_LOG" |
 	sed 's/^/   /'
-if [ "$bench_rc" = 0 ] &&
-	grep -qE '^bench: cost sge: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+$' \
-		"$RWX_BUILD/bench-smoke.log" &&
-	[ "$(grep -cE '^bench: sge +[a-z]+-[0-9]+k +[0-9]+ +[0-9]+ +[0-9.]+ ' \
-		"$RWX_BUILD/bench-smoke.log")" = 4 ]; then
-	pass "make bench, short: the icount cost table and the data-path table"
-else
-	fail "make bench, short: the icount cost table and the data-path table" \
-		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
-fi
+# bench_table NAME CHECK...: NAME passes when the short bench ran and each
+# CHECK (a bench_* test below) holds.
+bench_table() {
+	local name=$1 check
+	shift
+	for check in "$@"; do
+		if [ "$bench_rc" != 0 ]; then
+			fail "$name" "exit $bench_rc (see $BENCH_LOG)"
+			return
+		fi
+		if ! $check; then
+			fail "$name" "$check: not in $BENCH_LOG"
+			return
+		fi
+	done
+	pass "$name"
+}
+# bench_lines COUNT REGEX: exactly COUNT lines of the log match.
+bench_lines() { [ "$(grep -cE "$2" "$BENCH_LOG")" = "$1" ]; }
+bench_line() { grep -qE "$1" "$BENCH_LOG"; }
+# bench_rows_between COUNT FIRST LAST REGEX: COUNT matching lines from the
+# line matching FIRST to the one matching LAST.
+bench_rows_between() {
+	[ "$(sed -n "/$2/,/$3/p" "$BENCH_LOG" | grep -cE "$4")" = "$1" ]
+}
+# The cost tables' summing-up line.
+bench_cost_summary() {
+	bench_line "^bench: cost $1: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+\$"
+}
+bench_sge_cost() { bench_cost_summary sge; }
+bench_data_rows() { bench_lines 4 '^bench: sge +[a-z]+-[0-9]+k +[0-9]+ +[0-9]+ +[0-9.]+ '; }
+bench_table "make bench, short: the icount cost table and the data-path table" \
+	bench_sge_cost bench_data_rows
 # Signature contexts on the test device: 12 shapes (offset 0 only).
-if [ "$bench_rc" = 0 ] &&
-	grep -qE '^bench: cost sig: icount ratio rdma_rwx/ib_core median [0-9.]+, worst [0-9.]+$' \
-		"$RWX_BUILD/bench-smoke.log" &&
-	[ "$(sed -n '/sig path$/,/^bench: cost sig: icount/p' "$RWX_BUILD/bench-smoke.log" |
-		grep -cE '^bench: (WRITE|READ) +[0-9]+ +0 +[0-9]+ \|')" = 12 ]; then
-	pass "make bench, short: the icount cost table of signature contexts"
-else
-	fail "make bench, short: the icount cost table of signature contexts" \
-		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
-fi
+bench_sig_cost() { bench_cost_summary sig; }
+bench_sig_rows() {
+	bench_rows_between 12 'sig path$' '^bench: cost sig: icount' \
+		'^bench: (WRITE|READ) +[0-9]+ +0 +[0-9]+ \|'
+}
+bench_table "make bench, short: the icount cost table of signature contexts" \
+	bench_sig_cost bench_sig_rows
 # The trace events' cost (SGE path): a row per list length with the engine
 # compiled out, compiled in and off, and on, and the line that sums them up.
-if [ "$bench_rc" = 0 ] &&
-	[ "$(grep -cE '^bench: sge +[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+ \| +-?[0-9]+ +[0-9]+\.[0-9]{3} \| +-?[0-9]+$' \
-		"$RWX_BUILD/bench-smoke.log")" = 6 ] &&
-	grep -qE '^bench: trace sge: off - out -?[0-9]+ to -?[0-9]+ insns \(off/out [0-9.]+ to [0-9.]+\), on - off -?[0-9]+ to -?[0-9]+, over all 24 shapes$' \
-		"$RWX_BUILD/bench-smoke.log"; then
-	pass "make bench, short: the trace events' cost table (compiled out, off, on)"
-else
-	fail "make bench, short: the trace events' cost table (compiled out, off, on)" \
-		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
-fi
+bench_trace_rows() {
+	bench_lines 6 '^bench: sge +[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+ \| +-?[0-9]+ +[0-9]+\.[0-9]{3} \| +-?[0-9]+$'
+}
+bench_trace_summary() {
+	bench_line '^bench: trace sge: off - out -?[0-9]+ to -?[0-9]+ insns \(off/out [0-9.]+ to [0-9.]+\), on - off -?[0-9]+ to -?[0-9]+, over all 24 shapes$'
+}
+bench_table "make bench, short: the trace events' cost table (compiled out, off, on)" \
+	bench_trace_rows bench_trace_summary
 # The userspace part (64 B only): a rwx_perf/perftest row per operation,
 # a library/inline row per post call, and the line that sums them up.
-if [ "$bench_rc" = 0 ] &&
-	[ "$(grep -cE '^bench: (write|read|send) +64 +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$' \
-		"$RWX_BUILD/bench-smoke.log")" = 3 ] &&
-	[ "$(grep -cE '^bench: (write|send) +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+$' \
-		"$RWX_BUILD/bench-smoke.log")" = 2 ] &&
-	grep -qE '^bench: userspace: rwx_perf/perftest ratio lowest [0-9.]+, highest [0-9.]+; library/inline instructions write [0-9.]+, send [0-9.]+$' \
-		"$RWX_BUILD/bench-smoke.log"; then
-	pass "make bench, short: the userspace tables (rwx_perf/perftest, one post call)"
-else
-	fail "make bench, short: the userspace tables (rwx_perf/perftest, one post call)" \
-		"exit $bench_rc (see $RWX_BUILD/bench-smoke.log)"
-fi
+bench_perf_rows() {
+	bench_lines 3 '^bench: (write|read|send) +64 +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$'
+}
+bench_post_rows() {
+	bench_lines 2 '^bench: (write|send) +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+$'
+}
+bench_userspace_summary() {
+	bench_line '^bench: userspace: rwx_perf/perftest ratio lowest [0-9.]+, highest [0-9.]+; library/inline instructions write [0-9.]+, send [0-9.]+$'
+}
+bench_table "make bench, short: the userspace tables (rwx_perf/perftest, one post call)" \
+	bench_perf_rows bench_post_rows bench_userspace_summary
 
 # The Debian packages, after every guest lane: installing rdma-rwx-dkms
 # rewrites the stock kernels' module indexes the guests read.
