@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
@@ -849,11 +850,11 @@ static void rwx_counters_one_page(struct kunit *test, struct rwx_counts *a,
 							1, 0, ctx->remote_dma,
 							ctx->conn.pd->unsafe_global_rkey,
 							dir), 0);
-		rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test),
-				     ctx->sgl, 1, dir);
 		rwx_counts_expect_init(a, &caps, 1, dir, &rw);
 		if (b)
 			rwx_counts_expect_init(b, &caps, 1, dir, &rw);
+		rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test),
+				     ctx->sgl, 1, dir);
 	}
 	a->d[RWX_CNT_DESTROY] = 2;
 	rwx_counts_check(test, a, what);
@@ -866,20 +867,25 @@ static void rwx_counters_one_page(struct kunit *test, struct rwx_counts *a,
 /*
  * A device's counters retired, as its removal retires them, while a
  * context is live on it (a ULP that hears of the removal after the engine
- * does destroys its contexts later): the device's set is gone, yet the
- * global file keeps every count - the live context's destroy, and the
- * contexts set up after, count in the retiring set or the no-device one -
- * and when the set is freed its counts are folded into the removed total,
- * none lost, none twice.
+ * does destroys its contexts later): the device's set is gone, and from
+ * then on its contexts count in the no-device set - even on a CPU whose
+ * cache still holds the retiring set - while the global file keeps every
+ * count; when the set is freed its counts are folded into the removed
+ * total, none lost, none twice.  The test stays on one CPU, the one whose
+ * cache holds the set, so that a set freed while still cached would be
+ * used after free (KASAN).
  */
 static void rwx_engine_counters_retired(struct kunit *test)
 {
+	const struct cpumask *here = cpumask_of(raw_smp_processor_id());
 	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_counts total, nodev;
 	struct rdma_rwx_caps caps;
 	struct rdma_rw_ctx rw;
 	struct ib_device *dev;
 
+	/* Each case runs in a thread of its own: no need to undo this. */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, here), 0);
 	rwx_rw_ready(test);
 	dev = ctx->conn.device;
 	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
@@ -897,18 +903,18 @@ static void rwx_engine_counters_retired(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_dev_counter(dev, RWX_CNT_DESTROY),
 			    U64_MAX, "%s still has counters", dev->name);
 	rwx_counts_check(test, &total, "device retired");
+	rwx_counts_start(test, &nodev, NULL);
 	rdma_rwx_ctx_destroy(&rw, rwx_qp(test), rwx_port(test), ctx->sgl, 1,
 			     DMA_TO_DEVICE);
 	total.d[RWX_CNT_DESTROY] = 1;
+	nodev.d[RWX_CNT_DESTROY] = 1;
 	rwx_counts_check(test, &total, "live context destroyed");
-
-	/* A CPU's cache may still name the retiring set: only the sum. */
-	rwx_counters_one_page(test, &total, NULL, "while retiring");
+	rwx_counts_check(test, &nodev, "live context destroyed");
+	rwx_counters_one_page(test, &total, &nodev, "while retiring");
 
 	rdma_rwx_stats_retire_barrier();
 	rwx_counts_check(test, &total, "retired set folded and freed");
-	/* No cache names the set now: the no-device set counts. */
-	rwx_counts_start(test, &nodev, NULL);
+	rwx_counts_check(test, &nodev, "retired set folded and freed");
 	rwx_counters_one_page(test, &total, &nodev, "after retirement");
 }
 

@@ -112,10 +112,11 @@ void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count)
 
 /*
  * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
- * first entry rather than its sg_offset, for siw: it builds its page list
- * from the entries alone and would place the data at the start of the
- * first entry, sg_offset bytes early.  Out of line, so that other devices
- * pay for no copy.
+ * first entry rather than its sg_offset, for the drivers not known to
+ * honour sg_offset: siw and qedr build their page lists from the entries
+ * alone and would place the data sg_offset bytes early, hns refuses an
+ * offset not 128-byte aligned.  Out of line, so that the others pay for no
+ * copy.
  */
 static noinline int rdma_rwx_map_from_offset_copy(struct ib_mr *mr,
 						  const struct rdma_rwx_pos *pos,
@@ -132,13 +133,36 @@ static noinline int rdma_rwx_map_from_offset_copy(struct ib_mr *mr,
 	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
 }
 
+/*
+ * Drivers whose map_mr_sg passes sg_offset to ib_sg_to_pages() (or its
+ * equivalent) and so map from inside the first entry, as ib_core's own
+ * rdma_rw_ctx relies on; checked in their 6.1 and 6.12 sources.
+ */
+static bool rdma_rwx_maps_sg_offset(const struct ib_device *dev)
+{
+	switch (dev->ops.driver_id) {
+	case RDMA_DRIVER_MLX5:
+	case RDMA_DRIVER_MLX4:
+	case RDMA_DRIVER_RXE:
+	case RDMA_DRIVER_IRDMA:
+	case RDMA_DRIVER_CXGB4:
+	case RDMA_DRIVER_BNXT_RE:
+	case RDMA_DRIVER_ERDMA:
+	case RDMA_DRIVER_OCRDMA:
+	case RDMA_DRIVER_VMW_PVRDMA:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* ib_map_mr_sg() of @n entries from @pos->offset on. */
 static int rdma_rwx_map_from_offset(struct ib_mr *mr,
 				    const struct rdma_rwx_pos *pos, u32 n)
 {
 	unsigned int offset = pos->offset;
 
-	if (mr->device->ops.driver_id == RDMA_DRIVER_SIW)
+	if (!rdma_rwx_maps_sg_offset(mr->device))
 		return rdma_rwx_map_from_offset_copy(mr, pos, n);
 	return ib_map_mr_sg(mr, pos->sg, n, &offset, PAGE_SIZE);
 }
@@ -146,8 +170,8 @@ static int rdma_rwx_map_from_offset(struct ib_mr *mr,
 /*
  * Give @mr exactly the bytes of @span.  Where the span starts inside its
  * first entry or ends inside its last, ib_map_mr_sg() is handed private
- * copies of those entries rather than its sg_offset, as siw needs (see
- * rdma_rwx_map_from_offset_copy()).
+ * copies of those entries rather than its sg_offset, which some drivers
+ * ignore (see rdma_rwx_map_from_offset_copy()).
  */
 static int rdma_rwx_map_span(struct ib_mr *mr,
 			     const struct rdma_rwx_mr_span *span)

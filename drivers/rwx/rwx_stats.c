@@ -460,8 +460,9 @@ static void rdma_rwx_retire_free(struct rcu_head *rcu)
 	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
 	int i;
 
-	rdma_rwx_sum(s->pcpu, sum, base);
+	/* Under the lock: a reset of the global file also resets @s. */
 	spin_lock_bh(&rdma_rwx_retire_lock);
+	rdma_rwx_sum(s->pcpu, sum, base);
 	for (i = 0; i < RWX_CNT_NR; i++) {
 		rdma_rwx_removed.events[i] += sum[i];
 		rdma_rwx_removed.base[i] += base[i];
@@ -505,6 +506,7 @@ static void rdma_rwx_retire(struct ib_device *dev)
 		return;
 	}
 	ib_set_client_data(dev, &rdma_rwx_client, NULL);
+	WRITE_ONCE(s->dev, RDMA_RWX_DEV_GONE);
 	debugfs_remove_recursive(s->dir);
 	s->dir = NULL;
 	spin_lock_bh(&rdma_rwx_retire_lock);
@@ -528,8 +530,11 @@ static void rdma_rwx_rename_one(struct ib_device *dev, void *client_data)
 	if (!s)
 		return;
 	mutex_lock(&rdma_rwx_stats_lock);
-	debugfs_remove_recursive(s->dir);
-	rdma_rwx_dev_debugfs(s);
+	/* Not if it was retired meanwhile (rdma_rwx_stats_forget_device()). */
+	if (ib_get_client_data(dev, &rdma_rwx_client) == s) {
+		debugfs_remove_recursive(s->dir);
+		rdma_rwx_dev_debugfs(s);
+	}
 	mutex_unlock(&rdma_rwx_stats_lock);
 }
 
@@ -652,8 +657,11 @@ int rdma_rwx_stats_init(void)
 	rdma_rwx_debugfs_devices = debugfs_create_dir("devices",
 						      rdma_rwx_debugfs);
 	ret = ib_register_client(&rdma_rwx_client);
-	if (ret)
+	if (ret) {
+		/* Devices added before the failure were retired: wait. */
+		rdma_rwx_retire_wait();
 		debugfs_remove_recursive(rdma_rwx_debugfs);
+	}
 	return ret;
 }
 

@@ -9,6 +9,7 @@
 #ifndef _RWX_STATS_H
 #define _RWX_STATS_H
 
+#include <linux/err.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -48,7 +49,9 @@ struct rdma_rwx_counters {
 
 /*
  * The counters of one device (@dev NULL: of calls that named none, and of
- * contexts whose device went away before they were destroyed).
+ * contexts whose device went away before they were destroyed;
+ * RDMA_RWX_DEV_GONE once retired, so that a device allocated where the
+ * removed one was is not taken for it by a CPU that still caches the set).
  */
 struct rdma_rwx_dev_stats {
 	struct ib_device *dev;
@@ -58,6 +61,8 @@ struct rdma_rwx_dev_stats {
 	struct list_head node;
 	struct rcu_head rcu;		/* retirement (rwx_stats.c) */
 };
+
+#define RDMA_RWX_DEV_GONE	((struct ib_device *)ERR_PTR(-ENODEV))
 
 /* What a context's init chose, for the counters and the trace events. */
 enum rdma_rwx_stat_path {
@@ -113,7 +118,7 @@ rdma_rwx_dev_counters(struct ib_device *dev)
 {
 	struct rdma_rwx_dev_stats *s = this_cpu_read(rdma_rwx_last_stats);
 
-	if (likely(s->dev == dev))
+	if (likely(READ_ONCE(s->dev) == dev))
 		return s->pcpu;
 	return rdma_rwx_dev_counters_slow(dev);
 }
@@ -151,7 +156,7 @@ static __always_inline bool rdma_rwx_count_cached(struct ib_device *dev,
 
 	rdma_rwx_count_begin();
 	s = this_cpu_read(rdma_rwx_last_stats);
-	hit = likely(s->dev == dev);
+	hit = likely(READ_ONCE(s->dev) == dev);
 	if (hit)
 		this_cpu_inc(s->pcpu->events[counter]);
 	rdma_rwx_count_end();
