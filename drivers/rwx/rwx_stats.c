@@ -492,8 +492,9 @@ static void rdma_rwx_retire_uncache(struct rcu_head *rcu)
  * Retire the set of @dev, if it has one: its file goes now, its counts
  * stay in the global file.  Contexts may still be live on @dev (the ULPs
  * whose ib_client was registered before this module's are told of the
- * removal after it): they count in the no-device set from now on, or
- * into the retiring set while a CPU's cache still names it.
+ * removal after it): they count in the no-device set from now on (the
+ * set names RDMA_RWX_DEV_GONE, so no cache lookup matches it); only a
+ * count already past its lookup still lands in the retiring set.
  */
 static void rdma_rwx_retire(struct ib_device *dev)
 {

@@ -93,14 +93,6 @@ DECLARE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev);
 
 /*
- * The counters of @dev.  A hit in this CPU's one-entry cache costs a load
- * and a compare; a miss looks the device's client data up and caches it.
- * Preemptible: the caller may count on another CPU than the one whose
- * cache it read (this_cpu_*() count wherever they run), and the set is
- * freed only after two RCU-tasks grace periods, which wait for every task
- * to switch voluntarily - none does between the lookup and its count.
- */
-/*
  * A preemptible kernel built without RCU-tasks retires sets after plain
  * RCU grace periods (call_rcu_tasks() is call_rcu() there), which cover a
  * count only while it runs with preemption disabled.
@@ -113,6 +105,14 @@ struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *
 #define rdma_rwx_count_end()	do { } while (0)
 #endif
 
+/*
+ * The counters of @dev.  A hit in this CPU's one-entry cache costs a load
+ * and a compare; a miss looks the device's client data up and caches it.
+ * Preemptible: the caller may count on another CPU than the one whose
+ * cache it read (this_cpu_*() count wherever they run), and the set is
+ * freed only after two RCU-tasks grace periods, which wait for every task
+ * to switch voluntarily - none does between the lookup and its count.
+ */
 static __always_inline struct rdma_rwx_counters __percpu *
 rdma_rwx_dev_counters(struct ib_device *dev)
 {
