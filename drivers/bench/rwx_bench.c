@@ -230,9 +230,12 @@ static const struct rwx_bench_engine rwx_bench_engines[] = {
 	  rwx_bench_floor_sig_destroy },
 };
 
-/* A list of @entries entries of one page each, moved from @offset on. */
+/*
+ * A list of @entries entries of one page each, moved from @offset on;
+ * @index is @entries' place in rwx_bench_entries[].
+ */
 struct rwx_bench_shape {
-	u32 entries, offset;
+	u32 entries, offset, index;
 };
 
 static const u32 rwx_bench_entries[] = { 1, 2, 4, 16, 64, 256 };
@@ -295,6 +298,47 @@ static int rwx_bench_list(struct rwx_bench *b, u32 entries)
 }
 
 /*
+ * Profile markers: under QEMU with tools/qemu/insn-profile.so, the
+ * instructions executed between a start and an end marker of a region
+ * are counted per function (tools/insn-profile.py).  A marker is a NOP
+ * whose displacement the plugin knows: 0x52574d00 for a 0 bit of the
+ * region, 01 for a 1 bit, 02 start, 03 end.  The region goes first, high
+ * bit first.  Elsewhere the markers cost a few dozen instructions a
+ * round, outside the clock.
+ */
+#define RWX_BENCH_MARK(code)	"nopl 0x52574d0" #code "(%%rax)"
+#define RWX_BENCH_REGION_BITS	11
+
+static void rwx_bench_mark(unsigned int region, bool end)
+{
+	int bit;
+
+	for (bit = RWX_BENCH_REGION_BITS - 1; bit >= 0; bit--) {
+		if (region & BIT(bit))
+			asm volatile(RWX_BENCH_MARK(1) ::: "memory");
+		else
+			asm volatile(RWX_BENCH_MARK(0) ::: "memory");
+	}
+	if (end)
+		asm volatile(RWX_BENCH_MARK(3) ::: "memory");
+	else
+		asm volatile(RWX_BENCH_MARK(2) ::: "memory");
+}
+
+/*
+ * A round's profile region: the engine, the shape's list length and
+ * offset, the direction and the kind of context, as
+ * tools/insn-profile.py decodes them.
+ */
+static unsigned int rwx_bench_region(int engine,
+				     const struct rwx_bench_shape *s,
+				     enum dma_data_direction dir)
+{
+	return engine | s->index << 2 | !!s->offset << 5 |
+	       (dir == DMA_FROM_DEVICE) << 6 | sig << 7;
+}
+
+/*
  * The clock of a round: ns, or with fixed_ops the TSC itself, which under
  * -icount counts the guest's nanoseconds exactly, one per instruction
  * (ktime's conversion of it rounds, and a difference of two rounded
@@ -310,10 +354,12 @@ static u64 rwx_bench_clock(void)
  * until round_ms have passed, so that a coarse clock still gives a fair
  * mean.  Returns the mean per operation (ns, or TSC cycles with fixed_ops), or -errno.
  */
-static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e,
+static s64 rwx_bench_round(struct rwx_bench *b, int engine,
 			   const struct rwx_bench_shape *s,
 			   enum dma_data_direction dir, int *nr_wrs)
 {
+	const struct rwx_bench_engine *e = &rwx_bench_engines[engine];
+	unsigned int region = rwx_bench_region(engine, s, dir);
 	struct ib_qp *qp = b->qp;
 	u32 port = b->port_num, rkey = b->rkey;
 	u32 batch = fixed_ops ?: RWX_BENCH_BATCH;
@@ -322,6 +368,7 @@ static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e
 	unsigned int i;
 	int ret;
 
+	rwx_bench_mark(region, false);
 	start = rwx_bench_clock();
 	do {
 		for (i = 0; i < batch; i++) {
@@ -351,6 +398,7 @@ static s64 rwx_bench_round(struct rwx_bench *b, const struct rwx_bench_engine *e
 		ops += batch;
 		elapsed = rwx_bench_clock() - start;
 	} while (!fixed_ops && elapsed < (u64)round_ms * NSEC_PER_MSEC);
+	rwx_bench_mark(region, true);
 	return max_t(s64, div64_u64(elapsed, ops), 1);
 }
 
@@ -373,8 +421,7 @@ static int rwx_bench_shape(struct rwx_bench *b, const struct rwx_bench_shape *s,
 		/* Alternate which engine goes first: no order advantage. */
 		for (k = 0; k < nr; k++) {
 			e = (r + k) % nr;
-			ns[e][r] = rwx_bench_round(b, &rwx_bench_engines[e], s,
-						   dir, &wrs[e]);
+			ns[e][r] = rwx_bench_round(b, e, s, dir, &wrs[e]);
 			if (ns[e][r] < 0) {
 				pr_err("rwx_bench: %s failed: %lld\n",
 				       rwx_bench_engines[e].name, ns[e][r]);
@@ -402,6 +449,7 @@ static int rwx_bench_all(struct rwx_bench *b)
 
 	for (i = 0; i < ARRAY_SIZE(rwx_bench_entries) && !ret; i++) {
 		s.entries = rwx_bench_entries[i];
+		s.index = i;
 		ret = rwx_bench_list(b, s.entries);
 		/* The signature API takes no offset. */
 		for (s.offset = 0; s.offset <= (sig ? 0 : RWX_BENCH_OFFSET) &&

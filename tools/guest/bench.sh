@@ -24,6 +24,8 @@ if [ "${RWX_BENCH_COST:-0}" = 1 ]; then
 	echo "bench: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	insmod "$M/drivers/bench/rwx_bench.ko" addr=192.0.2.1 \
 		fixed_ops="${RWX_BENCH_FIXED_OPS:-0}" sig="${RWX_BENCH_SIG:-0}"
+	# A profiled run (tools/qemu/insn-profile.c): where the code was.
+	[ "${RWX_BENCH_PROFILE:-0}" = 1 ] && cat /proc/kallsyms > "$RWX_OUT/kallsyms"
 	rmmod rwx_bench rwx_testdev rwx_loopback rdma_rwx
 fi
 if [ "${RWX_BENCH_TRACE:-0}" = 1 ]; then

@@ -88,6 +88,10 @@ if [ -n "${RWX_QEMU_ICOUNT:-}" ]; then
 	icount=(-icount shift=0,sleep=off,align=off)
 	tsc_args=" tsc_early_khz=1000000 tsc=reliable"
 fi
+# RWX_QEMU_PLUGIN=SO,ARGS: a TCG plugin, e.g. tools/qemu/insn-profile.c's
+# (make bench's profile; it needs the single TCG thread of RWX_QEMU_ICOUNT).
+plugin=()
+[ -n "${RWX_QEMU_PLUGIN:-}" ] && plugin=(-plugin "$RWX_QEMU_PLUGIN")
 # acpi=off: under TCG, the debug kernel's AML interpreter times out routing
 # PCI interrupts and virtio never gets one; the MP table serves instead.
 # no5lvl: -cpu max offers LA57, and on 6.1 and 6.12 identify_cpu() zeroes
@@ -98,7 +102,7 @@ fi
 # loaded boots).  4-level paging has no such window.
 setpriv --pdeathsig KILL -- \
 qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
-	-accel "$accel" "${icount[@]}" -cpu "${RWX_QEMU_CPU:-max}" -smp "$smp" -m 1536M \
+	-accel "$accel" "${icount[@]}" "${plugin[@]}" -cpu "${RWX_QEMU_CPU:-max}" -smp "$smp" -m 1536M \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" \
