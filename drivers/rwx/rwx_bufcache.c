@@ -6,7 +6,10 @@
  * slab; a context writes its arrays in full before any use, so taking
  * the buffer a destroyed context left costs neither.  Buffers are plain
  * kmalloc() objects: when a CPU's cache is empty a context allocates one,
- * when it is full the buffer is freed.
+ * when it is full the buffer is freed.  Each CPU's last buffer given back
+ * waits in a slot of its own, taken and filled with one this_cpu_xchg() or
+ * this_cpu_cmpxchg() (irq- and preemption-safe, no lock): a context that
+ * takes a buffer and gives it back, the common case, never locks.
  */
 
 #include <linux/export.h>
@@ -25,13 +28,18 @@ static DEFINE_PER_CPU(struct rdma_rwx_buf_cache, rdma_rwx_buf_cache) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
 
+static DEFINE_PER_CPU(void *, rdma_rwx_buf_hot);
+
 /* A buffer of RDMA_RWX_BUF_SIZE bytes, its contents undefined; or NULL. */
 void *rdma_rwx_buf_get(void)
 {
 	struct rdma_rwx_buf_cache *cache;
 	unsigned long flags;
-	void *buf = NULL;
+	void *buf;
 
+	buf = this_cpu_xchg(rdma_rwx_buf_hot, NULL);
+	if (likely(buf))
+		return buf;
 	local_lock_irqsave(&rdma_rwx_buf_cache.lock, flags);
 	cache = this_cpu_ptr(&rdma_rwx_buf_cache);
 	if (cache->nr)
@@ -46,6 +54,8 @@ void rdma_rwx_buf_put(void *buf)
 	struct rdma_rwx_buf_cache *cache;
 	unsigned long flags;
 
+	if (likely(!this_cpu_cmpxchg(rdma_rwx_buf_hot, NULL, buf)))
+		return;
 	local_lock_irqsave(&rdma_rwx_buf_cache.lock, flags);
 	cache = this_cpu_ptr(&rdma_rwx_buf_cache);
 	if (cache->nr < RDMA_RWX_BUF_CACHE_DEPTH) {
@@ -68,6 +78,8 @@ void rdma_rwx_buf_cache_drain(void)
 
 		while (cache->nr)
 			kfree(cache->bufs[--cache->nr]);
+		kfree(per_cpu(rdma_rwx_buf_hot, cpu));
+		per_cpu(rdma_rwx_buf_hot, cpu) = NULL;
 	}
 }
 
@@ -93,5 +105,6 @@ void rdma_rwx_buf_cache_empty_local(void)
 	local_unlock_irqrestore(&rdma_rwx_buf_cache.lock, flags);
 	while (nr)
 		kfree(bufs[--nr]);
+	kfree(this_cpu_xchg(rdma_rwx_buf_hot, NULL));
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_buf_cache_empty_local, RDMA_RWX_TESTING);

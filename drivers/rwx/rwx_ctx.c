@@ -49,6 +49,19 @@ static void rdma_rwx_init_single_wr(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ctx->type = RDMA_RWX_CTX_SINGLE;
 }
 
+/*
+ * The count of a single-entry context set up by rdma_rwx_ctx_init()'s
+ * fast path when this CPU's counter cache missed.  Returns 1, its number
+ * of WRs.  Out of line, so that the fast path makes no call.
+ */
+static noinline int rdma_rwx_count_single_miss(struct ib_device *dev,
+					       u32 bytes,
+					       enum dma_data_direction dir)
+{
+	rdma_rwx_count_ctx(dev, RWX_CNT_INIT_SGE_SINGLE, 0, bytes, dir);
+	return 1;
+}
+
 /* SGE path: gather the entries straight from the DMA addresses. */
 static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				 const struct rdma_rwx_layout *layout,
@@ -156,15 +169,19 @@ static bool rdma_rwx_maps_sg_offset(const struct ib_device *dev)
 	}
 }
 
-/* ib_map_mr_sg() of @n entries from @pos->offset on. */
+/*
+ * ib_map_mr_sg() of @n entries from @pos->offset on; *@offset is that
+ * offset, which ib_map_mr_sg() may change (a partial map says there where
+ * it stopped).  The caller's own variable, so that no copy here needs a
+ * stack slot (and a stack canary).
+ */
 static int rdma_rwx_map_from_offset(struct ib_mr *mr,
-				    const struct rdma_rwx_pos *pos, u32 n)
+				    const struct rdma_rwx_pos *pos, u32 n,
+				    unsigned int *offset)
 {
-	unsigned int offset = pos->offset;
-
 	if (!rdma_rwx_maps_sg_offset(mr->device))
 		return rdma_rwx_map_from_offset_copy(mr, pos, n);
-	return ib_map_mr_sg(mr, pos->sg, n, &offset, PAGE_SIZE);
+	return ib_map_mr_sg(mr, pos->sg, n, offset, PAGE_SIZE);
 }
 
 /*
@@ -189,7 +206,8 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 	if (!span->split_last && !offset)
 		return ib_map_mr_sg(mr, sg, span->nents, NULL, PAGE_SIZE);
 	if (!span->split_last)
-		return rdma_rwx_map_from_offset(mr, &span->start, span->nents);
+		return rdma_rwx_map_from_offset(mr, &span->start, span->nents,
+						&offset);
 
 	/* Ends inside its last entry: a private copy of the whole span. */
 	copy = kmalloc_array(span->nents, sizeof(*copy), GFP_KERNEL);
@@ -223,6 +241,7 @@ static int rdma_rwx_map_entries(struct ib_mr *mr,
 				struct rdma_rwx_pos *pos)
 {
 	u32 budget = rdma_rwx_mr_budget(caps), n = min(pos->nents, budget), i;
+	u32 offset = pos->offset;
 	struct scatterlist *last = pos->sg;
 	u64 length = 0;
 	int mapped;
@@ -237,15 +256,17 @@ static int rdma_rwx_map_entries(struct ib_mr *mr,
 			break;
 		last = rdma_rwx_sg_step(last);
 	}
-	if (pos->offset)
-		mapped = rdma_rwx_map_from_offset(mr, pos, n);
+	if (offset)
+		mapped = rdma_rwx_map_from_offset(mr, pos, n, &pos->offset);
 	else
 		mapped = ib_map_mr_sg(mr, pos->sg, n, NULL, PAGE_SIZE);
 	if (mapped < 0)
 		return mapped;
-	if (mapped != n || mr->length != length - pos->offset ||
-	    rdma_rwx_run_pages(mr->iova, mr->length) > budget)
+	if (mapped != n || mr->length != length - offset ||
+	    rdma_rwx_run_pages(mr->iova, mr->length) > budget) {
+		pos->offset = offset;	/* for the walk */
 		return 0;
+	}
 	pos->nents -= n;
 	pos->sg = pos->nents ? rdma_rwx_sg_step(last) : NULL;
 	pos->offset = 0;
@@ -329,29 +350,6 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	if (dir == DMA_FROM_DEVICE && caps->read_inv)
 		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
 	return count;
-}
-
-static struct ib_send_wr *rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
-{
-	return reg->inv_wr.opcode == IB_WR_LOCAL_INV ? &reg->inv_wr :
-						      &reg->reg_wr.wr;
-}
-
-/* Chain the MRs' WRs: each op's READ/WRITE leads to the next op's first. */
-void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
-{
-	u32 op;
-
-	for (op = 0; op < ctx->nr_ops; op++) {
-		struct rdma_rw_reg_ctx *reg = &ctx->reg[op];
-
-		if (reg->inv_wr.opcode == IB_WR_LOCAL_INV)
-			reg->inv_wr.next = &reg->reg_wr.wr;
-		reg->reg_wr.wr.next = &reg->wr.wr;
-		reg->wr.wr.sg_list = &reg->sge;
-		reg->wr.wr.next = op + 1 < ctx->nr_ops ?
-			rdma_rwx_reg_first_wr(&ctx->reg[op + 1]) : NULL;
-	}
 }
 
 /* Room for one more op in ctx->reg, which holds @room ops. */
@@ -446,15 +444,13 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 /*
  * Every context but a single entry on the SGE path: skip the offset, take
  * the layout, build the WRs (SGE path, or MR path with its fallback).
- * Out of line, so that the single-entry case pays for none of its locals.
  * Returns the number of WRs, or -errno with nothing taken from the pool
  * (the caller unmaps).
  */
-static noinline int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx,
-				      struct ib_qp *qp, u32 port_num,
-				      struct scatterlist *sg, u32 nents,
-				      u32 sg_offset, u64 remote_addr, u32 rkey,
-				      enum dma_data_direction dir)
+static int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			     u32 port_num, struct scatterlist *sg, u32 nents,
+			     u32 sg_offset, u64 remote_addr, u32 rkey,
+			     enum dma_data_direction dir)
 {
 	struct rdma_rwx_pos pos = { .sg = sg, .nents = nents,
 				    .offset = sg_offset };
@@ -481,44 +477,17 @@ static noinline int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx,
 				     remote_addr, rkey, dir);
 }
 
-/**
- * rdma_rwx_ctx_init() - initialise an RDMA READ/WRITE context
- * @ctx: context to initialise
- * @qp: queue pair to operate on
- * @port_num: port the connection is bound to
- * @sg: scatterlist to READ/WRITE from/to
- * @sg_cnt: number of entries in @sg
- * @sg_offset: byte offset into @sg where the transfer starts
- * @remote_addr: remote address to read/write (relative to @rkey)
- * @rkey: remote key to operate on
- * @dir: %DMA_TO_DEVICE for RDMA WRITE, %DMA_FROM_DEVICE for RDMA READ
- *
- * Maps @sg for DMA and builds the WR chain: plain RDMA READ/WRITE WRs
- * (the SGE path) or, for READs on iWARP, READs the device prefers to
- * register, or with the force_mr parameter, fast-registered MRs from the
- * QP's pool (the MR path).  On the MR path each MR is filled up to its
- * page budget, splitting an entry on a page boundary where needed, and a
- * gap between entries (a boundary not page-aligned on both sides and not
- * contiguous) starts a new MR; see rdma_rwx_next_mr_span().  When the
- * pool runs out and MRs are only an optimisation, it falls back to the
- * SGE path.
- *
- * Context: process context; may sleep.
- * Return: the number of WRs the context will post, or
- * -EINVAL for a NULL @ctx, @qp or @sg, an @sg_cnt of 0, an invalid @dir
- * or @port_num, an @sg_offset at or past the end of @sg, an empty entry
- * after the offset on the MR path, or memory the device refuses to
- * register; -ENOMEM when the DMA mapping or an
- * allocation fails; -EAGAIN when MRs are required and the QP's pool has
- * fewer free MRs than the context needs (worth a retry once other contexts
- * are destroyed); -ENOSPC when the whole pool has fewer MRs than the
- * context needs, or the QP has no pool (a retry can never succeed).
- * On error nothing stays mapped or taken from the pool.
+/*
+ * rdma_rwx_ctx_init() for any context: every check, the DMA mapping, the
+ * layout.  Out of line: the common single entry on a device that does no
+ * DMA (see rdma_rwx_ctx_init()) then needs no stack frame.
  */
-int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-		      u32 port_num, struct scatterlist *sg, u32 sg_cnt,
-		      u32 sg_offset, u64 remote_addr, u32 rkey,
-		      enum dma_data_direction dir)
+static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
+					  struct ib_qp *qp, u32 port_num,
+					  struct scatterlist *sg, u32 sg_cnt,
+					  u32 sg_offset, u64 remote_addr,
+					  u32 rkey,
+					  enum dma_data_direction dir)
 {
 	struct ib_device *dev;
 	int ret, nents;
@@ -562,6 +531,93 @@ out_count:
 	rdma_rwx_count_init_done(qp, port_num, ctx, sg_cnt, dir, ret, 0);
 	return ret;
 }
+
+/*
+ * rdma_rwx_ctx_init() of a single entry (@sg_cnt is 1): on a device that
+ * does no DMA, on the SGE path, with the trace event off, the checks, an
+ * inline mapping, the WR in the context and the count, with no call.
+ * Anything else, every error included, goes the general way.  The same
+ * arguments as rdma_rwx_ctx_init(), so that each call between the three
+ * is a jump.
+ */
+static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
+					  struct ib_qp *qp, u32 port_num,
+					  struct scatterlist *sg, u32 sg_cnt,
+					  u32 sg_offset, u64 remote_addr,
+					  u32 rkey,
+					  enum dma_data_direction dir)
+{
+	struct ib_device *dev;
+
+	if (likely(ctx && qp && sg && rdma_rwx_dir_valid(dir) &&
+		   !trace_rwx_ctx_init_enabled())) {
+		dev = qp->pd->device;
+		if (ib_uses_virt_dma(dev) &&
+		    rdma_rwx_port_valid(dev, port_num) &&
+		    sg_offset < sg->length &&
+		    rdma_rwx_single_sge(qp, port_num, dir)) {
+			u32 bytes = sg->length - sg_offset;
+
+			rdma_rwx_dma_map_sg(dev, sg, 1, dir);
+			rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset,
+						remote_addr, rkey, dir);
+			if (likely(rdma_rwx_count_ctx_cached(dev,
+							     RWX_CNT_INIT_SGE_SINGLE,
+							     0, bytes, dir)))
+				return 1;
+			return rdma_rwx_count_single_miss(dev, bytes, dir);
+		}
+	}
+	return rdma_rwx_ctx_init_any(ctx, qp, port_num, sg, sg_cnt, sg_offset,
+				     remote_addr, rkey, dir);
+}
+
+/**
+ * rdma_rwx_ctx_init() - initialise an RDMA READ/WRITE context
+ * @ctx: context to initialise
+ * @qp: queue pair to operate on
+ * @port_num: port the connection is bound to
+ * @sg: scatterlist to READ/WRITE from/to
+ * @sg_cnt: number of entries in @sg
+ * @sg_offset: byte offset into @sg where the transfer starts
+ * @remote_addr: remote address to read/write (relative to @rkey)
+ * @rkey: remote key to operate on
+ * @dir: %DMA_TO_DEVICE for RDMA WRITE, %DMA_FROM_DEVICE for RDMA READ
+ *
+ * Maps @sg for DMA and builds the WR chain: plain RDMA READ/WRITE WRs
+ * (the SGE path) or, for READs on iWARP, READs the device prefers to
+ * register, or with the force_mr parameter, fast-registered MRs from the
+ * QP's pool (the MR path).  On the MR path each MR is filled up to its
+ * page budget, splitting an entry on a page boundary where needed, and a
+ * gap between entries (a boundary not page-aligned on both sides and not
+ * contiguous) starts a new MR; see rdma_rwx_next_mr_span().  When the
+ * pool runs out and MRs are only an optimisation, it falls back to the
+ * SGE path.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of WRs the context will post, or
+ * -EINVAL for a NULL @ctx, @qp or @sg, an @sg_cnt of 0, an invalid @dir
+ * or @port_num, an @sg_offset at or past the end of @sg, an empty entry
+ * after the offset on the MR path, or memory the device refuses to
+ * register; -ENOMEM when the DMA mapping or an
+ * allocation fails; -EAGAIN when MRs are required and the QP's pool has
+ * fewer free MRs than the context needs (worth a retry once other contexts
+ * are destroyed); -ENOSPC when the whole pool has fewer MRs than the
+ * context needs, or the QP has no pool (a retry can never succeed).
+ * On error nothing stays mapped or taken from the pool.
+ */
+int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+		      u32 port_num, struct scatterlist *sg, u32 sg_cnt,
+		      u32 sg_offset, u64 remote_addr, u32 rkey,
+		      enum dma_data_direction dir)
+{
+	/* Decided in two tests, so that other contexts pay for no more. */
+	if (likely(sg_cnt == 1 && !rdma_rwx_force_mr))
+		return rdma_rwx_ctx_init_one(ctx, qp, port_num, sg, sg_cnt,
+					     sg_offset, remote_addr, rkey, dir);
+	return rdma_rwx_ctx_init_any(ctx, qp, port_num, sg, sg_cnt, sg_offset,
+				     remote_addr, rkey, dir);
+}
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init, RDMA_RWX);
 
 /* A fresh rkey for each use, so a late access with the old one faults. */
@@ -578,17 +634,16 @@ static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
 		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
 }
 
-/* The tag of an MR context whose chain was handed out. */
+/*
+ * The tag of an MR context whose chain was handed out: each is its
+ * unbuilt tag's next (checked here), so that this costs an increment.
+ */
 static u8 rdma_rwx_built_type(u8 type)
 {
-	switch (type) {
-	case RDMA_RWX_CTX_MR:
-		return RDMA_RWX_CTX_MR_BUILT;
-	case RDMA_RWX_CTX_SIG:
-		return RDMA_RWX_CTX_SIG_BUILT;
-	default:
-		return RDMA_RWX_CTX_BVEC_MR_BUILT;
-	}
+	BUILD_BUG_ON(RDMA_RWX_CTX_MR + 1 != RDMA_RWX_CTX_MR_BUILT);
+	BUILD_BUG_ON(RDMA_RWX_CTX_SIG + 1 != RDMA_RWX_CTX_SIG_BUILT);
+	BUILD_BUG_ON(RDMA_RWX_CTX_BVEC_MR + 1 != RDMA_RWX_CTX_BVEC_MR_BUILT);
+	return type + 1;
 }
 
 /* Whether @ctx is an MR context whose chain was handed out. */
@@ -623,13 +678,23 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    struct ib_send_wr *chain_wr)
 {
 	struct ib_send_wr *first, *last;
-	u32 i;
+	struct rdma_rw_reg_ctx *reg;
+	u32 i, nr_ops;
 
 	if (!ctx || (!cqe && !chain_wr))
 		return NULL;
 
 	switch (ctx->type) {
-	case RDMA_RWX_CTX_SINGLE:
+	case RDMA_RWX_CTX_SINGLE:	/* the common case, tested first */
+		first = &ctx->single.wr.wr;
+		if (likely(!chain_wr)) {
+			first->next = NULL;
+			first->wr_cqe = cqe;
+			first->send_flags |= IB_SEND_SIGNALED;
+			return first;
+		}
+		last = first;
+		break;
 	case RDMA_RWX_CTX_BVEC_SINGLE:
 		first = &ctx->single.wr.wr;
 		last = first;
@@ -644,10 +709,13 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	case RDMA_RWX_CTX_MR:
 	case RDMA_RWX_CTX_SIG:
 	case RDMA_RWX_CTX_BVEC_MR:
-		for (i = 0; i < ctx->nr_ops; i++)
-			rdma_rwx_bump_key(&ctx->reg[i]);
-		first = rdma_rwx_reg_first_wr(&ctx->reg[0]);
-		last = &ctx->reg[ctx->nr_ops - 1].wr.wr;
+		/* locals: the MRs' stores cannot alias them */
+		reg = ctx->reg;
+		nr_ops = ctx->nr_ops;
+		for (i = 0; i < nr_ops; i++)
+			rdma_rwx_bump_key(&reg[i]);
+		first = rdma_rwx_reg_first_wr(reg);
+		last = &reg[nr_ops - 1].wr.wr;
 		ctx->type = rdma_rwx_built_type(ctx->type);
 		break;
 	default:

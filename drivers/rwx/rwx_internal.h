@@ -83,7 +83,6 @@ static inline void rdma_rwx_free_sge_wrs(struct ib_rdma_wr *wrs, bool cached)
 
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
-void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx);
 
 void rdma_rwx_bvec_setup(void);
 
@@ -171,6 +170,33 @@ rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
 	rdma_rwx_fill_wr(&reg->wr, rdma_rwx_sge_opcode(dir), &reg->sge, 1,
 			 remote_addr, rkey);
 	return count;
+}
+
+/* The first WR of an MR op: its LOCAL_INV, or its REG_MR. */
+static inline struct ib_send_wr *
+rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
+{
+	return reg->inv_wr.opcode == IB_WR_LOCAL_INV ? &reg->inv_wr :
+						      &reg->reg_wr.wr;
+}
+
+/*
+ * Chain the MRs' WRs: each op's READ/WRITE leads to the next op's first.
+ * Inline in both callers (the plain MR path, signature contexts).
+ */
+static inline void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
+{
+	struct rdma_rw_reg_ctx *reg = ctx->reg;
+	u32 op, nr_ops = ctx->nr_ops;
+
+	for (op = 0; op < nr_ops; op++, reg++) {
+		if (reg->inv_wr.opcode == IB_WR_LOCAL_INV)
+			reg->inv_wr.next = &reg->reg_wr.wr;
+		reg->reg_wr.wr.next = &reg->wr.wr;
+		reg->wr.wr.sg_list = &reg->sge;
+		reg->wr.wr.next = op + 1 < nr_ops ?
+			rdma_rwx_reg_first_wr(reg + 1) : NULL;
+	}
 }
 
 /*

@@ -106,21 +106,34 @@ struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *
 #endif
 
 /*
- * The counters of @dev.  A hit in this CPU's one-entry cache costs a load
- * and a compare; a miss looks the device's client data up and caches it.
- * Preemptible: the caller may count on another CPU than the one whose
- * cache it read (this_cpu_*() count wherever they run), and the set is
- * freed only after two RCU-tasks grace periods, which wait for every task
- * to switch voluntarily - none does between the lookup and its count.
+ * Whether this CPU's one-entry cache names @dev (a load and a compare);
+ * *@c: the cached counters, @dev's on a hit.  Preemptible: the caller may
+ * count on another CPU than the one whose cache it read (this_cpu_*()
+ * count wherever they run), and a set is freed only after two RCU-tasks
+ * grace periods, which wait for every task to switch voluntarily - none
+ * does between the lookup and its count.
+ */
+static __always_inline bool
+rdma_rwx_counters_hit(struct ib_device *dev,
+		      struct rdma_rwx_counters __percpu **c)
+{
+	struct rdma_rwx_dev_stats *s = this_cpu_read(rdma_rwx_last_stats);
+
+	*c = s->pcpu;
+	return likely(READ_ONCE(s->dev) == dev);
+}
+
+/*
+ * The counters of @dev: a hit in this CPU's cache, or on a miss a lookup
+ * of the device's client data, which is then cached.
  */
 static __always_inline struct rdma_rwx_counters __percpu *
 rdma_rwx_dev_counters(struct ib_device *dev)
 {
-	struct rdma_rwx_dev_stats *s = this_cpu_read(rdma_rwx_last_stats);
+	struct rdma_rwx_counters __percpu *c;
 
-	if (likely(READ_ONCE(s->dev) == dev))
-		return s->pcpu;
-	return rdma_rwx_dev_counters_slow(dev);
+	return rdma_rwx_counters_hit(dev, &c) ? c :
+	       rdma_rwx_dev_counters_slow(dev);
 }
 
 static inline enum rdma_rwx_counter
@@ -151,16 +164,27 @@ static inline void rdma_rwx_count(struct ib_device *dev,
 static __always_inline bool rdma_rwx_count_cached(struct ib_device *dev,
 						  enum rdma_rwx_counter counter)
 {
-	struct rdma_rwx_dev_stats *s;
+	struct rdma_rwx_counters __percpu *c;
 	bool hit;
 
 	rdma_rwx_count_begin();
-	s = this_cpu_read(rdma_rwx_last_stats);
-	hit = likely(READ_ONCE(s->dev) == dev);
+	hit = rdma_rwx_counters_hit(dev, &c);
 	if (hit)
-		this_cpu_inc(s->pcpu->events[counter]);
+		this_cpu_inc(c->events[counter]);
 	rdma_rwx_count_end();
 	return hit;
+}
+
+/* A context's counts in counters @c: its path, the MRs it took, its bytes. */
+static __always_inline void
+rdma_rwx_count_ctx_in(struct rdma_rwx_counters __percpu *c,
+		      enum rdma_rwx_counter path, u32 mrs, u64 bytes,
+		      enum dma_data_direction dir)
+{
+	this_cpu_inc(c->events[path]);
+	if (mrs)
+		this_cpu_add(c->events[RWX_CNT_MRS], mrs);
+	this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], bytes);
 }
 
 /*
@@ -172,15 +196,29 @@ static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
 					       u32 mrs, u64 bytes,
 					       enum dma_data_direction dir)
 {
+	rdma_rwx_count_begin();
+	rdma_rwx_count_ctx_in(rdma_rwx_dev_counters(dev), path, mrs, bytes,
+			      dir);
+	rdma_rwx_count_end();
+}
+
+/*
+ * rdma_rwx_count_ctx() when this CPU's cache names @dev, and say so; else
+ * count nothing, as rdma_rwx_count_cached().
+ */
+static __always_inline bool
+rdma_rwx_count_ctx_cached(struct ib_device *dev, enum rdma_rwx_counter path,
+			  u32 mrs, u64 bytes, enum dma_data_direction dir)
+{
 	struct rdma_rwx_counters __percpu *c;
+	bool hit;
 
 	rdma_rwx_count_begin();
-	c = rdma_rwx_dev_counters(dev);
-	this_cpu_inc(c->events[path]);
-	if (mrs)
-		this_cpu_add(c->events[RWX_CNT_MRS], mrs);
-	this_cpu_add(c->events[rdma_rwx_bytes_counter(dir)], bytes);
+	hit = rdma_rwx_counters_hit(dev, &c);
+	if (hit)
+		rdma_rwx_count_ctx_in(c, path, mrs, bytes, dir);
 	rdma_rwx_count_end();
+	return hit;
 }
 
 void rdma_rwx_trace_post(struct ib_device *dev, u32 port_num,
