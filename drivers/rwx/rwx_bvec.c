@@ -335,7 +335,8 @@ static noinline int rdma_rwx_bvec_mr_wrs(struct rdma_rw_ctx *ctx,
 		goto free;
 	pos.sg = sgl;
 	pos.nents = mapped;
-	ret = rdma_rwx_init_mr_wrs(ctx, qp, caps, pos, remote_addr, rkey, dir);
+	ret = rdma_rwx_init_mr_wrs(ctx, qp, caps, pos, 0, remote_addr, rkey,
+				   dir);
 	if (ret < 0) {
 		ib_dma_unmap_sg(dev, sgl, nents, dir);
 		goto free;

@@ -233,12 +233,14 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
  * otherwise (a gap, an entry past the budget, an empty entry) the caller
  * maps the span rdma_rwx_next_mr_span() walks out instead.  Needs no walk
  * of its own beyond the one that finds the next entry, which ib_core makes
- * too.  Returns the number of entries mapped (and moves @pos past them),
- * 0 when the caller is to map the span instead, or the device's error.
+ * too; none at all when @bytes, the sum of the lengths of @pos's entries
+ * (none empty), is known and they all fit.  Returns the number of entries
+ * mapped (and moves @pos past them), 0 when the caller is to map the span
+ * instead, or the device's error.
  */
 static int rdma_rwx_map_entries(struct ib_mr *mr,
 				const struct rdma_rwx_caps *caps,
-				struct rdma_rwx_pos *pos)
+				struct rdma_rwx_pos *pos, u64 bytes)
 {
 	u32 budget = rdma_rwx_mr_budget(caps), n = min(pos->nents, budget), i;
 	u32 offset = pos->offset;
@@ -248,13 +250,17 @@ static int rdma_rwx_map_entries(struct ib_mr *mr,
 
 	if (!n)		/* no budget: the walk refuses the span */
 		return 0;
-	for (i = 0;;) {
-		if (!sg_dma_len(last))
-			return 0;
-		length += sg_dma_len(last);
-		if (++i == n)
-			break;
-		last = rdma_rwx_sg_step(last);
+	if (bytes && n == pos->nents) {
+		length = bytes;		/* no step past the last either */
+	} else {
+		for (i = 0;;) {
+			if (!sg_dma_len(last))
+				return 0;
+			length += sg_dma_len(last);
+			if (++i == n)
+				break;
+			last = rdma_rwx_sg_step(last);
+		}
 	}
 	if (offset)
 		mapped = rdma_rwx_map_from_offset(mr, pos, n, &pos->offset);
@@ -329,8 +335,9 @@ int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
  */
 static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
-				struct rdma_rwx_pos *pos, u64 remote_addr,
-				u32 rkey, enum dma_data_direction dir)
+				struct rdma_rwx_pos *pos, u64 bytes,
+				u64 remote_addr, u32 rkey,
+				enum dma_data_direction dir)
 {
 	struct ib_mr *mr;
 	int mapped, count;
@@ -338,7 +345,7 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
 	if (!mr)
 		return -EAGAIN;
-	mapped = rdma_rwx_map_entries(mr, caps, pos);
+	mapped = rdma_rwx_map_entries(mr, caps, pos, bytes);
 	if (!mapped)
 		mapped = rdma_rwx_map_walked_span(mr, caps, pos);
 	if (mapped < 0) {
@@ -391,8 +398,9 @@ void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
  */
 noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				  const struct rdma_rwx_caps *caps,
-				  struct rdma_rwx_pos pos, u64 remote_addr,
-				  u32 rkey, enum dma_data_direction dir)
+				  struct rdma_rwx_pos pos, u64 bytes,
+				  u64 remote_addr, u32 rkey,
+				  enum dma_data_direction dir)
 {
 	u32 op, budget = max(rdma_rwx_mr_budget(caps), 1U);
 	/* No division for the common list that fits one MR. */
@@ -418,8 +426,9 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		}
 		if (!ret)
 			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
-						   &pos, remote_addr, rkey,
-						   dir);
+						   &pos, bytes, remote_addr,
+						   rkey, dir);
+		bytes = 0;	/* the whole list's: only the first op's */
 		if (ret == -EAGAIN)
 			ret = rdma_rwx_pool_short(qp, op);
 		if (ret < 0) {
@@ -444,13 +453,14 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 /*
  * Every context but a single entry on the SGE path: skip the offset, take
  * the layout, build the WRs (SGE path, or MR path with its fallback).
+ * @bytes: the sum of the @nents entries' lengths, none empty, or 0.
  * Returns the number of WRs, or -errno with nothing taken from the pool
  * (the caller unmaps).
  */
 static int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			     u32 port_num, struct scatterlist *sg, u32 nents,
-			     u32 sg_offset, u64 remote_addr, u32 rkey,
-			     enum dma_data_direction dir)
+			     u64 bytes, u32 sg_offset, u64 remote_addr,
+			     u32 rkey, enum dma_data_direction dir)
 {
 	struct rdma_rwx_pos pos = { .sg = sg, .nents = nents,
 				    .offset = sg_offset };
@@ -461,10 +471,12 @@ static int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	ret = rdma_rwx_skip(&pos);
 	if (ret)
 		return ret;
+	if (pos.sg != sg)	/* @bytes counts the entries skipped */
+		bytes = 0;
 	rdma_rwx_fill_caps(qp, port_num, &caps);
 	if (rdma_rwx_needs_mr(&caps, dir, pos.nents)) {
-		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, pos, remote_addr,
-					   rkey, dir);
+		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, pos, bytes,
+					   remote_addr, rkey, dir);
 		if ((ret != -EAGAIN && ret != -ENOSPC) ||
 		    !rdma_rwx_sge_fallback(&caps, dir))
 			return ret;
@@ -491,6 +503,7 @@ static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 {
 	struct ib_device *dev;
 	int ret, nents;
+	u64 bytes = 0;
 
 	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir)) {
 		ret = -EINVAL;
@@ -501,7 +514,11 @@ static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 		ret = -EINVAL;
 		goto out_dead;
 	}
-	nents = rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir);
+	/* The sum of the lengths for the MR path, where it saves a walk. */
+	if (sg_cnt > 1 && rdma_rwx_mr_likely(dev, port_num, dir))
+		nents = __rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir, &bytes);
+	else
+		nents = rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir);
 	if (!nents) {
 		ret = -ENOMEM;
 		goto out_dead;
@@ -517,7 +534,7 @@ static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 		return 1;
 	}
 
-	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, sg_offset,
+	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, bytes, sg_offset,
 				remote_addr, rkey, dir);
 	if (likely(ret >= 0)) {
 		/* counted on its path by rdma_rwx_init_wrs() */

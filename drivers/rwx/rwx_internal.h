@@ -89,8 +89,8 @@ void rdma_rwx_bvec_setup(void);
 /* The plain MR path, shared with bio_vec contexts (rwx_bvec.c). */
 int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			 const struct rdma_rwx_caps *caps,
-			 struct rdma_rwx_pos pos, u64 remote_addr, u32 rkey,
-			 enum dma_data_direction dir);
+			 struct rdma_rwx_pos pos, u64 bytes, u64 remote_addr,
+			 u32 rkey, enum dma_data_direction dir);
 void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count);
 void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops);
 
@@ -223,23 +223,49 @@ static inline struct scatterlist *rdma_rwx_sg_next(struct scatterlist *sg)
  * rdmavt) inline: it stores each entry's kernel address, as
  * ib_dma_virt_map_sg() does, without that function's call and its
  * out-of-line sg_next() per entry.  Such devices need no unmapping.
+ * With @bytes (a constant NULL or not, once inlined), the inline mapping
+ * also sums the entries' lengths into *@bytes, or sets it to 0 when one
+ * is empty, so that the MR path needs no walk of its own to learn them
+ * (rdma_rwx_map_entries()); a device that does DMA sets it to 0.
  * @sg_cnt is at least 1 (the callers check).
  */
+static __always_inline int __rdma_rwx_dma_map_sg(struct ib_device *dev,
+						 struct scatterlist *sg,
+						 u32 sg_cnt,
+						 enum dma_data_direction dir,
+						 u64 *bytes)
+{
+	bool empty = false;
+	u32 left = sg_cnt;
+	u64 sum = 0;
+
+	if (!ib_uses_virt_dma(dev)) {
+		if (bytes)
+			*bytes = 0;
+		return ib_dma_map_sg(dev, sg, sg_cnt, dir);
+	}
+	for (;;) {
+		sg_dma_address(sg) = (uintptr_t)sg_virt(sg);
+		sg_dma_len(sg) = sg->length;
+		if (bytes) {
+			sum += sg->length;
+			if (unlikely(!sg->length))
+				empty = true;
+		}
+		if (!--left)
+			break;
+		sg = rdma_rwx_sg_step(sg);
+	}
+	if (bytes)
+		*bytes = empty ? 0 : sum;
+	return sg_cnt;
+}
+
 static inline int rdma_rwx_dma_map_sg(struct ib_device *dev,
 				      struct scatterlist *sg, u32 sg_cnt,
 				      enum dma_data_direction dir)
 {
-	u32 left = sg_cnt;
-
-	if (!ib_uses_virt_dma(dev))
-		return ib_dma_map_sg(dev, sg, sg_cnt, dir);
-	for (;;) {
-		sg_dma_address(sg) = (uintptr_t)sg_virt(sg);
-		sg_dma_len(sg) = sg->length;
-		if (!--left)
-			return sg_cnt;
-		sg = rdma_rwx_sg_step(sg);
-	}
+	return __rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir, NULL);
 }
 
 /*
@@ -287,6 +313,20 @@ static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
 	if (dir != DMA_FROM_DEVICE)
 		return false;
 	return caps->iwarp || (caps->max_sgl_rd && nents > caps->max_sgl_rd);
+}
+
+/*
+ * Whether a context on a device that does no DMA will likely take the MR
+ * path, so that its mapping sums the lengths for it: what
+ * rdma_rwx_needs_mr() says yes to but max_sgl_rd, which no such device
+ * sets (rxe, siw, rdmavt).  A hint: a wrong answer costs a walk of the
+ * list or a sum, never a wrong context.
+ */
+static inline bool rdma_rwx_mr_likely(struct ib_device *dev, u32 port_num,
+				      enum dma_data_direction dir)
+{
+	return rdma_rwx_force_mr ||
+	       (dir == DMA_FROM_DEVICE && rdma_protocol_iwarp(dev, port_num));
 }
 
 /*
