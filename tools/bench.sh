@@ -7,7 +7,10 @@
 #    shape and direction; ratio rdma_rwx/ib_core (below 1: the engine is
 #    cheaper).  Measured twice under QEMU's -icount, where the guest's
 #    clock counts instructions (deterministic: the two runs must agree),
-#    and once under the normal clock, for reference; and, under -icount,
+#    and once under the normal clock, for reference; the first -icount
+#    run of each path with tools/qemu/insn-profile.so attached, which
+#    counts the instructions of each engine's rounds per function (the
+#    per-function tables, tools/insn-profile.py); and, under -icount,
 #    what the engine's trace events cost: rwx_bench with the engine built
 #    with its events compiled out (RWX_NOTRACE=1, build/mod-6.12-notrace),
 #    compiled in and off (the normal module) and on (every rwx:* event
@@ -47,6 +50,8 @@ export RWX_ROOT
 
 # Operations per round under -icount (rwx_bench's fixed_ops).
 BENCH_FIXED_OPS=16
+# The per-function tables: list lengths (WRITE, offset 0).
+profile_shapes=1,16,256
 paths="sge mr sig" icount_runs="1 2" clock_run=1
 # The trace events' cost: the paths, and rounds of the three variants
 # (the order reversed every other round).
@@ -56,6 +61,7 @@ trace_paths="sge mr sig" trace_rounds=2
 userspace_sizes="64:16000 65536:400" post_rounds=15 post_batches=32 cg_batches=8
 if [ "${RWX_BENCH_SMOKE:-0}" = 1 ]; then
 	BENCH_FIXED_OPS=2 paths="sge sig" icount_runs=1 clock_run=0
+	profile_shapes=1
 	trace_paths=sge trace_rounds=1
 	userspace_sizes="64:2000" post_rounds=1 post_batches=2 cg_batches=1
 	: "${RWX_BENCH_ROUNDS:=1}" "${RWX_BENCH_RUNTIME:=1}"
@@ -67,6 +73,10 @@ case " $parts " in *" cost "*)
 	# The engine with its trace events compiled out, for their cost.
 	"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" \
 		"$RWX_BUILD/mod-6.12-notrace" RWX_NOTRACE=1 || exit 1
+	mkdir -p "$RWX_BUILD/qemu"
+	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+		-o "$RWX_BUILD/qemu/insn-profile.so" \
+		"$RWX_ROOT/tools/qemu/insn-profile.c" || exit 1
 esac
 case " $parts " in *" data "*)
 	"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
@@ -102,17 +112,25 @@ bench_guest() {
 	fi
 }
 
-summary=()
+summary=() profiles=()
 for path in $paths; do
 	mr=$([ "$path" = mr ] && echo 1 || echo 0)
 	sig=$([ "$path" = sig ] && echo 1 || echo 0)
 	case " $parts " in *" cost "*)
 		logs=()
 		for run in $icount_runs; do
-			RWX_QEMU_ICOUNT=1 bench_guest "bench-cost-$path-icount$run" "$mr" \
+			out=$RWX_BUILD/vm/bench-cost-$path-icount$run plugin="" profile=0
+			# The plugin leaves the guest's instructions as they are.
+			if [ "$run" = 1 ]; then
+				plugin=$RWX_BUILD/qemu/insn-profile.so,out=$out/profile
+				profile=1 profiles+=("$path" "$out")
+			fi
+			RWX_QEMU_ICOUNT=1 RWX_QEMU_PLUGIN=$plugin \
+				bench_guest "bench-cost-$path-icount$run" "$mr" \
 				-e RWX_BENCH_COST=1 -e "RWX_BENCH_FIXED_OPS=$BENCH_FIXED_OPS" \
-				-e "RWX_BENCH_SIG=$sig" || status=1
-			logs+=("$RWX_BUILD/vm/bench-cost-$path-icount$run/console.log")
+				-e "RWX_BENCH_SIG=$sig" -e "RWX_BENCH_PROFILE=$profile" ||
+				status=1
+			logs+=("$out/console.log")
 		done
 		if [ "$clock_run" = 1 ]; then
 			bench_guest "bench-cost-$path-clock" "$mr" -e RWX_BENCH_COST=1 \
@@ -155,4 +173,16 @@ case " $parts " in *" userspace "*)
 esac
 echo
 python3 "$RWX_ROOT/tools/bench-summary.py" "${summary[@]}" || status=1
+# The per-function tables: instructions per context (init, WR chain,
+# destroy) by function, rdma_rwx / ib_core / floor, the harness's own
+# (rwx_bench_shape, the indirect calls' thunks) in all three.
+set -- "${profiles[@]}"
+while [ $# -ge 2 ]; do
+	echo
+	echo "bench: profile $1: instructions per context by function (rwx_bench under -icount)"
+	python3 "$RWX_ROOT/tools/insn-profile.py" "$2/profile" "$2/kallsyms" \
+		--ops "$BENCH_FIXED_OPS" --shapes "$profile_shapes" --dir WRITE \
+		--offset 0 --min 1 | sed "s/^/bench: profile $1: /" || status=1
+	shift 2
+done
 exit $status

@@ -406,6 +406,27 @@ bench_userspace_summary() {
 bench_table "make bench, short: the userspace tables (rwx_perf/perftest, one post call)" \
 	bench_perf_rows bench_post_rows bench_userspace_summary
 
+# The per-function tables (tools/qemu/insn-profile.so on the first icount
+# guest of each path): ib_core's and the engine's exported entry points
+# each have instructions in their own column only, and a total in all
+# three, for one list length.
+bench_profile_rows() {
+	local p="^bench: profile $1: "
+	bench_lines 1 "$p## $2 WRITE 1 x 4 KiB \+0 \(instructions per operation\)\$" &&
+		bench_lines 1 "$p$3 +[0-9]*[1-9][0-9]*\.[0-9] +0\.0 +0\.0\$" &&
+		bench_lines 1 "$p$4 +0\.0 +[0-9]*[1-9][0-9]*\.[0-9] +0\.0\$" &&
+		bench_lines 1 "${p}total( +[0-9]*[1-9][0-9]*\.[0-9]){3}\$"
+}
+bench_profile_sge() {
+	bench_profile_rows sge plain rdma_rwx_ctx_init rdma_rw_ctx_init
+}
+bench_profile_sig() {
+	bench_profile_rows sig sig rdma_rwx_ctx_signature_init \
+		rdma_rw_ctx_signature_init
+}
+bench_table "make bench, short: the per-function instruction profile (QEMU plugin)" \
+	bench_profile_sge bench_profile_sig
+
 # The Debian packages, after every guest lane: installing rdma-rwx-dkms
 # rewrites the stock kernels' module indexes the guests read.
 suite packages

@@ -9,7 +9,7 @@ the floor side by side.  A region is what rwx_bench_region() encodes:
 engine | list-length index << 2 | offset != 0 << 5 | READ << 6 | sig << 7.
 
 usage: insn-profile.py PROFILE KALLSYMS --ops N [--shapes 1,16] [--min 0.5]
-                      [--blocks FUNCTION]
+                      [--dir WRITE|READ] [--offset 0|512] [--blocks FUNCTION]
 With --blocks, the function's translation blocks instead (offset from
 the function's start, instructions per operation), to read beside
 objdump -d of its module.
@@ -73,6 +73,10 @@ def main():
                     help="list lengths to print (default 1,16,256)")
     ap.add_argument("--min", type=float, default=0.5,
                     help="leave out functions under this many instructions per op")
+    ap.add_argument("--dir", choices=("WRITE", "READ"),
+                    help="only this direction (default both)")
+    ap.add_argument("--offset", type=int, choices=(0, 512),
+                    help="only this offset (default both)")
     ap.add_argument("--blocks", metavar="FUNCTION",
                     help="per translation block of FUNCTION instead")
     args = ap.parse_args()
@@ -81,9 +85,11 @@ def main():
     per_region, windows, per_block = load_profile(args.profile, syms)
     shapes = [int(x) for x in args.shapes.split(",")]
     printed = 0
+    reads = (0, 1) if not args.dir else ((1,) if args.dir == "READ" else (0,))
+    offsets = (0, 1) if args.offset is None else ((1,) if args.offset else (0,))
     for sig in (0, 1):
-        for read in (0, 1):
-            for offset in (0, 1):
+        for read in reads:
+            for offset in offsets:
                 for entries in shapes:
                     idx = ENTRIES.index(entries)
                     ids = [region(e, idx, offset, read, sig) for e in range(3)]
