@@ -173,11 +173,11 @@ static bool rdma_rwx_maps_sg_offset(const struct ib_device *dev)
  * ib_map_mr_sg() of @n entries from @pos->offset on; *@offset is that
  * offset, which ib_map_mr_sg() may change (a partial map says there where
  * it stopped).  The caller's own variable, so that no copy here needs a
- * stack slot (and a stack canary).
+ * stack slot (and a stack canary); inline, so that it needs no call.
  */
-static int rdma_rwx_map_from_offset(struct ib_mr *mr,
-				    const struct rdma_rwx_pos *pos, u32 n,
-				    unsigned int *offset)
+static __always_inline int
+rdma_rwx_map_from_offset(struct ib_mr *mr, const struct rdma_rwx_pos *pos,
+			 u32 n, unsigned int *offset)
 {
 	if (!rdma_rwx_maps_sg_offset(mr->device))
 		return rdma_rwx_map_from_offset_copy(mr, pos, n);
