@@ -42,8 +42,16 @@ struct cache_ent {
 static struct cache_ent cache[CACHE_SLOTS];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Only its address is used: RWXI_NO_QP, the empty last-QP entry's qp. */
+const char rwxi_no_qp;
+
 __thread struct rwxi_last_qp rwxi_last_qp
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = { .qp = RWXI_NO_QP };
+
+static void last_qp_clear(void)
+{
+	rwxi_last_qp = (struct rwxi_last_qp){ .qp = RWXI_NO_QP };
+}
 
 static struct cache_ent *slot_of(const void *obj)
 {
@@ -129,6 +137,7 @@ int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 		.handle = qp->handle,
 		.num = qp->qp_num,
 		.max_send_sge = caps.max_send_sge,
+		.sge1_lim = caps.max_send_sge ? UINT32_MAX : 0,
 	};
 	*max_sge = caps.max_send_sge;
 	return 0;
@@ -162,7 +171,7 @@ int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
  */
 void rwxi_caps_seed(struct ibv_qp *qp, const struct rwxi_caps *caps)
 {
-	memset(&rwxi_last_qp, 0, sizeof(rwxi_last_qp));
+	last_qp_clear();
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 }
 
@@ -177,7 +186,7 @@ void rwxi_caps_forget(struct ibv_qp *qp)
 {
 	struct cache_ent *e = slot_of(qp);
 
-	memset(&rwxi_last_qp, 0, sizeof(rwxi_last_qp));
+	last_qp_clear();
 	pthread_mutex_lock(&cache_lock);
 	if (e->obj == qp)
 		memset(e, 0, sizeof(*e));

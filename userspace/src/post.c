@@ -70,14 +70,26 @@ static void init_send_wr(struct ibv_send_wr *wr, void *context,
 	set_send_wr(wr, context, sgl, nsge, flags);
 }
 
+int rwxi_fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+int rwxi_einval(void)
+{
+	return rwxi_fail(EINVAL);
+}
+
 /*
  * Post @wr, whose opcode, immediate and opcode fields the caller set,
  * with one SGE from a single buffer: the same checks as
- * rwxi_post_send_wr(), on the values the WR is built from.  Inlined into
- * each rdma_post_*, where the opcode is a constant.
+ * rwxi_post_send_wr(), on the values the WR is built from, in the same
+ * order.  @qp is the id's QP (the id was not NULL), NULL if it has none.
+ * Inlined into each slow path below, where the opcode is a constant.
  */
 static inline __attribute__((always_inline)) int
-post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr, void *context,
+post_single(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
 	    void *addr, size_t length, const struct ibv_mr *mr, int flags,
 	    int inline_ok)
 {
@@ -90,14 +102,14 @@ post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr, void *context,
 	if (n < 0)
 		return rdma_seterrno(-n);
 	set_send_wr(wr, context, &sge, n, flags);
-	ret = rwxi_id_ok(id);
+	ret = qp ? 0 : EINVAL;
 	if (!ret)
-		ret = rwxi_qp_send_sge(id->qp, &max_sge);
+		ret = rwxi_qp_send_sge(qp, &max_sge);
 	if (!ret)
 		ret = rwxi_check_send(op, n, n > 0, (unsigned int)flags, wr,
 				      max_sge);
 	if (!ret)
-		ret = ibv_post_send(id->qp, wr, &bad);
+		ret = ibv_post_send(qp, wr, &bad);
 	return rdma_seterrno(ret);
 }
 
@@ -106,8 +118,80 @@ int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 		     void *context, void *addr, size_t length,
 		     const struct ibv_mr *mr, int flags, int inline_ok)
 {
-	return post_single(id, wr, context, addr, length, mr, flags,
+	if (!id)
+		return rdma_seterrno(EINVAL);
+	return post_single(id->qp, wr, context, addr, length, mr, flags,
 			   inline_ok);
+}
+
+/*
+ * The fast path of rdma_post_send/write/read: the common case -
+ * the QP this thread posted to last, 1 to UINT32_MAX bytes inside @mr
+ * (or inline without an MR where allowed) - checked in as few
+ * instructions as the checks allow, with the same outcome as
+ * post_single()'s: FAST_POST with @sge filled (@qp takes an SGE, the
+ * buffer is good), FAST_EINVAL where post_single() would fail with
+ * EINVAL whatever else it looked at (it checks the buffer first), and
+ * FAST_SLOW for everything else (another QP, no QP, a zero or too long
+ * length, a QP without send SGEs), which the caller hands to
+ * post_single().  The range check is post_single()'s exactly:
+ * mr->addr <= addr and (addr - mr->addr) + length <= mr->length, with
+ * no wrap (length < 2^32 here, so the sum wraps only past the top).
+ */
+enum fast { FAST_POST, FAST_SLOW, FAST_EINVAL };
+
+static inline __attribute__((always_inline)) enum fast
+fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
+	 size_t length, const struct ibv_mr *mr, int flags, int inline_ok,
+	 int no_inline)
+{
+	const struct rwxi_last_qp *last = &rwxi_last_qp;
+	uintptr_t off, end;
+
+	if (__builtin_expect(qp != last->qp, 0))
+		return FAST_SLOW;
+	if (__builtin_expect(qp->handle != last->handle ||
+			     qp->qp_num != last->num, 0))
+		return FAST_SLOW;
+	if (__builtin_expect((uint64_t)length - 1 >= last->sge1_lim, 0))
+		return FAST_SLOW;
+	if (__builtin_expect(qp->context != last->ctx, 0))
+		return FAST_SLOW;
+	if (no_inline && (flags & IBV_SEND_INLINE))
+		return FAST_EINVAL;
+	sge->addr = (uintptr_t)addr;
+	sge->length = (uint32_t)length;
+	if (__builtin_expect(!mr, 0)) {
+		if (!inline_ok || !(flags & IBV_SEND_INLINE))
+			return FAST_EINVAL;
+		sge->lkey = 0;
+		return FAST_POST;
+	}
+	if (__builtin_expect(__builtin_sub_overflow((uintptr_t)addr,
+						    (uintptr_t)mr->addr,
+						    &off), 0))
+		return FAST_EINVAL;
+	if (__builtin_expect(__builtin_add_overflow(off, length, &end), 0))
+		return FAST_EINVAL;
+	if (__builtin_expect(end > mr->length, 0))
+		return FAST_EINVAL;
+	sge->lkey = mr->lkey;
+	return FAST_POST;
+}
+
+/* Post @wr (opcode fields set) with @sge: the fast path's end. */
+static inline __attribute__((always_inline)) int
+fast_post(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
+	  struct ibv_sge *sge, int flags)
+{
+	struct ibv_send_wr *bad;
+	int ret;
+
+	set_send_wr(wr, context, sge, 1, flags);
+	ret = ibv_post_send(qp, wr, &bad);
+	if (__builtin_expect(ret, 0))
+		return rwxi_fail(ret);
+	return 0;
 }
 
 /* Receive limit of where this id's receives go: its SRQ, else its QP. */
@@ -202,19 +286,61 @@ int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
 
 /*
  * The single-buffer posts do not zero their WR whole (128 bytes, the
- * biggest part of a post's own cost): post_single() sets the fields every
- * WR has, each caller the opcode, the immediate and its opcode's own
- * fields.  What stays unset, providers read only for other opcodes or QP
- * types (XRC's remote SRQ number, which these functions never took).
+ * biggest part of a post's own cost): the fields every WR has are set
+ * by set_send_wr(), each caller the opcode, the immediate and its
+ * opcode's own fields.  What stays unset, providers read only for other
+ * opcodes or QP types (XRC's remote SRQ number, which these functions
+ * never took).  Each has a fast path (fast_sge()) and, out of line, the
+ * whole of post_single() for what that does not take.
  */
-int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
-		   size_t length, struct ibv_mr *mr, int flags)
+static __attribute__((noinline, cold)) int
+send_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
+	  struct ibv_mr *mr, int flags)
 {
 	struct ibv_send_wr wr;
 
 	wr.opcode = IBV_WR_SEND;
 	wr.imm_data = 0;
-	return post_single(id, &wr, context, addr, length, mr, flags, 1);
+	return post_single(qp, &wr, context, addr, length, mr, flags, 1);
+}
+
+int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
+		   size_t length, struct ibv_mr *mr, int flags)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_qp *qp;
+
+	if (__builtin_expect(!id, 0))
+		return rwxi_einval();
+	qp = id->qp;
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0)) {
+	case FAST_SLOW:
+		return send_slow(qp, context, addr, length, mr, flags);
+	case FAST_EINVAL:
+		return rwxi_einval();
+	case FAST_POST:
+		break;
+	}
+	wr.opcode = IBV_WR_SEND;
+	wr.imm_data = 0;
+	return fast_post(qp, &wr, context, &sge, flags);
+}
+
+/*
+ * READ and WRITE take two arguments on the stack: a tail call to their
+ * slow path would have the fast path load both at its start (and save a
+ * register for one), so their slow paths take the WR with its remote
+ * fields and flags set.
+ */
+static __attribute__((noinline, cold)) int
+read_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
+	  struct ibv_mr *mr, struct ibv_send_wr *wr)
+{
+	wr->opcode = IBV_WR_RDMA_READ;
+	wr->imm_data = 0;
+	return post_single(qp, wr, context, addr, length, mr,
+			   (int)wr->send_flags, 0);
 }
 
 int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
@@ -222,15 +348,37 @@ int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
 		   uint64_t remote_addr, uint32_t rkey)
 {
 	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_qp *qp;
 
 	/* A READ writes local memory: it always needs the sink's MR. */
-	if (!mr)
-		return rdma_seterrno(EINVAL);
-	wr.opcode = IBV_WR_RDMA_READ;
-	wr.imm_data = 0;
+	if (!mr || !id)
+		return rwxi_einval();
+	qp = id->qp;
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
-	return post_single(id, &wr, context, addr, length, mr, flags, 0);
+	wr.send_flags = (unsigned int)flags;
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 0, 1)) {
+	case FAST_SLOW:
+		return read_slow(qp, context, addr, length, mr, &wr);
+	case FAST_EINVAL:
+		return rwxi_einval();
+	case FAST_POST:
+		break;
+	}
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.imm_data = 0;
+	return fast_post(qp, &wr, context, &sge, flags);
+}
+
+static __attribute__((noinline, cold)) int
+write_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
+	   struct ibv_mr *mr, struct ibv_send_wr *wr)
+{
+	wr->opcode = IBV_WR_RDMA_WRITE;
+	wr->imm_data = 0;
+	return post_single(qp, wr, context, addr, length, mr,
+			   (int)wr->send_flags, 1);
 }
 
 int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
@@ -238,12 +386,26 @@ int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
 		    uint64_t remote_addr, uint32_t rkey)
 {
 	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_qp *qp;
 
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.imm_data = 0;
+	if (__builtin_expect(!id, 0))
+		return rwxi_einval();
+	qp = id->qp;
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
-	return post_single(id, &wr, context, addr, length, mr, flags, 1);
+	wr.send_flags = (unsigned int)flags;
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0)) {
+	case FAST_SLOW:
+		return write_slow(qp, context, addr, length, mr, &wr);
+	case FAST_EINVAL:
+		return rwxi_einval();
+	case FAST_POST:
+		break;
+	}
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.imm_data = 0;
+	return fast_post(qp, &wr, context, &sge, flags);
 }
 
 int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr,
@@ -252,12 +414,12 @@ int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr,
 {
 	struct ibv_send_wr wr;
 
-	if (!ah)
+	if (!ah || !id)
 		return rdma_seterrno(EINVAL);
 	wr.opcode = IBV_WR_SEND;
 	wr.imm_data = 0;
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = remote_qpn;
 	wr.wr.ud.remote_qkey = RDMA_UDP_QKEY;
-	return post_single(id, &wr, context, addr, length, mr, flags, 1);
+	return post_single(id->qp, &wr, context, addr, length, mr, flags, 1);
 }

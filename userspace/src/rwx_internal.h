@@ -167,6 +167,11 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps);
 /*
  * The send-SGE limit of the QP this thread posted to last, keyed like the
  * shared cache (caps.c): a post finds it without the cache's lock.
+ * sge1_lim is what the single-buffer posts' fast path (post.c) needs of
+ * it: a length L takes that path only if L - 1 < sge1_lim, which is
+ * UINT32_MAX when the QP takes an SGE (1 <= L <= UINT32_MAX) and 0 when
+ * it takes none (no length).  An empty entry's qp is RWXI_NO_QP, an
+ * address no QP has, so that no pointer, NULL included, matches it.
  */
 struct rwxi_last_qp {
 	const struct ibv_qp *qp;
@@ -174,10 +179,14 @@ struct rwxi_last_qp {
 	uint32_t handle;
 	uint32_t num;
 	uint32_t max_send_sge;
+	uint64_t sge1_lim;
 };
 
 extern __thread struct rwxi_last_qp rwxi_last_qp
 	__attribute__((tls_model("initial-exec")));
+extern const char rwxi_no_qp;
+#define RWXI_NO_QP ((const struct ibv_qp *)&rwxi_no_qp)
+
 int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 	__attribute__((cold));
 
@@ -206,6 +215,10 @@ static inline int rwxi_id_ok(const struct rdma_cm_id *id)
 {
 	return (id && id->qp) ? 0 : EINVAL;
 }
+
+/* errno = @err, -1: out of line, so that a post's fast path has no call. */
+int rwxi_fail(int err) __attribute__((cold, noinline));
+int rwxi_einval(void) __attribute__((cold, noinline));
 
 int rwxi_post_send_wr(struct rdma_cm_id *id, struct ibv_send_wr *wr);
 int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,

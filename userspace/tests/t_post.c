@@ -4,6 +4,7 @@
  * device: every bad input must give -1/EINVAL and reach no "hardware";
  * good input must produce exactly librdmacm's WR.
  */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "rwx_test.h"
@@ -326,6 +327,203 @@ static void post_seed_replaces_last_qp(void)
 	CHECK_EQ(F.post_calls, 1);
 }
 
+/*
+ * The single-buffer posts check the common case on a fast path, taken
+ * only for this thread's last QP: the bad inputs above again, each after
+ * a good post to the same QP, so that they meet the fast path's checks.
+ */
+static void post_fast_path_rejects(void)
+{
+	struct ibv_mr mr, big;
+	int calls;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf + 64, 64, 1);	/* covers buf[64, 128) */
+	big = fake_mr(buf, SIZE_MAX / 2, 1);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf + 64, 8, &mr, 0), 0);
+	calls = F.post_calls;
+	/* outside the MR: below it, across its end, past it */
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf + 63, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf + 121, 8, &mr, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf + 64, 65, &mr, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf + 128, 1, &mr, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, IBV_SEND_INLINE),
+		  EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf + 63, 0, &mr, 0), EINVAL);
+	/* over 32 bits */
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, BIG, &big, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, BIG, &big, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf, BIG, &big, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, BIG + 1, NULL,
+				 IBV_SEND_INLINE), EINVAL);
+	/* no MR without inline; a READ inline */
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, NULL, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 8, NULL, 0, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf + 64, 8, &mr,
+				 IBV_SEND_INLINE, 0, 1), EINVAL);
+	/* no id, an id without its QP */
+	CHECK_ERR(rdma_post_send(NULL, NULL, buf + 64, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(NULL, NULL, buf + 64, 8, &mr, 0, 0, 1),
+		  EINVAL);
+	F.id.qp = NULL;
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf + 64, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf + 64, 8, &mr, 0, 0, 1),
+		  EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf + 64, 8, &mr, 0, 0, 1),
+		  EINVAL);
+	F.id.qp = &F.qp;
+	CHECK_EQ(F.post_calls, calls);
+	/* and what is good still goes through, as librdmacm's WR */
+	CHECK_EQ(rdma_post_write(&F.id, (void *)7, buf + 120, 8, &mr,
+				 IBV_SEND_SIGNALED, 0xabc, 0x12), 0);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf + 128, 0, &mr, 0), 0);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, UINT32_MAX, &big, 0), 0);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, 8, NULL, IBV_SEND_INLINE),
+		 0);
+	CHECK_EQ(rdma_post_read(&F.id, NULL, buf + 64, 64, &mr, 0, 0xdef,
+				0x34), 0);
+	CHECK_EQ(F.nposted, 6);
+	CHECK_EQ(F.posted[1].wr.wr_id, 7);
+	CHECK(F.posted[1].wr.next == NULL);
+	CHECK_EQ(F.posted[1].wr.opcode, IBV_WR_RDMA_WRITE);
+	CHECK_EQ(F.posted[1].wr.send_flags, IBV_SEND_SIGNALED);
+	CHECK_EQ(F.posted[1].wr.imm_data, 0);
+	CHECK_EQ(F.posted[1].wr.num_sge, 1);
+	CHECK_EQ(F.posted[1].wr.wr.rdma.remote_addr, 0xabc);
+	CHECK_EQ(F.posted[1].wr.wr.rdma.rkey, 0x12);
+	CHECK_EQ(F.posted[1].sge[0].addr, (uintptr_t)(buf + 120));
+	CHECK_EQ(F.posted[1].sge[0].length, 8);
+	CHECK_EQ(F.posted[1].sge[0].lkey, 1);
+	CHECK_EQ(F.posted[2].wr.num_sge, 0);
+	CHECK(F.posted[2].wr.sg_list == NULL);
+	CHECK_EQ(F.posted[3].sge[0].length, UINT32_MAX);
+	CHECK_EQ(F.posted[4].sge[0].lkey, 0);
+	CHECK_EQ(F.posted[4].wr.send_flags, IBV_SEND_INLINE);
+	CHECK_EQ(F.posted[5].wr.opcode, IBV_WR_RDMA_READ);
+	CHECK_EQ(F.posted[5].wr.wr.rdma.remote_addr, 0xdef);
+	CHECK_EQ(F.posted[5].wr.wr.rdma.rkey, 0x34);
+}
+
+/*
+ * "Inside the MR" is mr->addr <= addr and addr + length <= mr->addr +
+ * mr->length, as integers: no sum may wrap past the top of the address
+ * space, on either path (the second round is on the fast path).
+ */
+static void post_range_does_not_wrap(void)
+{
+	struct ibv_mr all, top;
+	int i;
+
+	fake_setup(4, 4, 4);
+	all = fake_mr(NULL, SIZE_MAX, 1);			/* [0, 2^64 - 1) */
+	top = fake_mr((void *)(UINTPTR_MAX - 4095), 8192, 1);	/* wraps */
+	for (i = 0; i < 2; i++) {
+		/* addr + length wraps to 8 */
+		CHECK_ERR(rdma_post_send(&F.id, NULL,
+					 (void *)(UINTPTR_MAX - 7), 16, &all,
+					 0), EINVAL);
+		/* below mr->addr, inside what the MR's end wraps to */
+		CHECK_ERR(rdma_post_send(&F.id, NULL, (void *)16, 8, &top, 0),
+			  EINVAL);
+		CHECK_EQ(rdma_post_send(&F.id, NULL, buf, 8, &all, 0), 0);
+	}
+	CHECK_EQ(F.post_calls, 2);
+}
+
+/* A thread's first post, to an id without a QP. */
+struct first_post {
+	struct rdma_cm_id *id;
+	struct ibv_mr *mr;
+	int ret[2], err[2];
+};
+
+static void *first_post_fn(void *arg)
+{
+	struct first_post *p = arg;
+
+	errno = 0;
+	p->ret[0] = rdma_post_send(p->id, NULL, buf, 8, p->mr, 0);
+	p->err[0] = errno;
+	errno = 0;
+	p->ret[1] = rdma_post_write(p->id, NULL, buf, 8, p->mr, 0, 0, 1);
+	p->err[1] = errno;
+	return NULL;
+}
+
+/* A new thread has no last QP: nothing, NULL included, matches it. */
+static void post_new_thread_null_qp(void)
+{
+	struct first_post p;
+	struct ibv_mr mr;
+	pthread_t th;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	F.id.qp = NULL;
+	p = (struct first_post){ .id = &F.id, .mr = &mr };
+	CHECK_EQ(pthread_create(&th, NULL, first_post_fn, &p), 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_EQ(p.ret[0], -1);
+	CHECK_EQ(p.err[0], EINVAL);
+	CHECK_EQ(p.ret[1], -1);
+	CHECK_EQ(p.err[1], EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+static void *seed_fn(void *arg)
+{
+	struct rwxi_caps none = { 0, 4, 4 };
+
+	rwxi_caps_seed(arg, &none);
+	return NULL;
+}
+
+/*
+ * This thread's last QP is destroyed and a QP with no send SGEs is
+ * created at the same address, with another QP number, handle or
+ * context (on another device the number and handle can be the same):
+ * the next post must find the new QP's limit, not the old one's.  The
+ * new limit is seeded from another thread, which leaves this thread's
+ * last QP as it was.
+ */
+static void post_last_qp_reused_address(void)
+{
+	struct ibv_context ctx2;
+	struct ibv_mr mr;
+	pthread_t th;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		fake_setup(4, 4, 4);
+		mr = fake_mr(buf, sizeof(buf), 1);
+		CHECK_EQ(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), 0);
+		CHECK_EQ(rdma_post_write(&F.id, NULL, buf, 8, &mr, 0, 0, 1),
+			 0);
+		if (i == 0) {
+			F.qp.qp_num++;
+		} else if (i == 1) {
+			F.qp.handle++;
+		} else {
+			ctx2 = F.ctx;
+			F.qp.context = &ctx2;
+		}
+		CHECK_EQ(pthread_create(&th, NULL, seed_fn, &F.qp), 0);
+		CHECK_EQ(pthread_join(th, NULL), 0);
+		CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+		CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 8, &mr, 0, 0, 1),
+			  EINVAL);
+		CHECK_EQ(rdma_post_send(&F.id, NULL, NULL, 0, NULL, 0), 0);
+		CHECK_EQ(F.post_calls, 3);
+		CHECK_EQ(F.posted[2].wr.num_sge, 0);
+		rwxi_caps_forget(&F.qp);
+	}
+}
+
 static void reg_and_dereg_reject_null(void)
 {
 	struct rdma_cm_id id;
@@ -362,5 +560,9 @@ void suite_post(void)
 	RUN(post_read_refuses_inline);
 	RUN(post_alternating_qps);
 	RUN(post_seed_replaces_last_qp);
+	RUN(post_fast_path_rejects);
+	RUN(post_range_does_not_wrap);
+	RUN(post_new_thread_null_qp);
+	RUN(post_last_qp_reused_address);
 	RUN(reg_and_dereg_reject_null);
 }
