@@ -10,10 +10,16 @@ engine | list-length index << 2 | offset != 0 << 5 | READ << 6 | sig << 7.
 
 usage: insn-profile.py PROFILE KALLSYMS --ops N [--shapes 1,16] [--min 0.5]
                       [--dir WRITE|READ] [--offset 0|512] [--blocks FUNCTION]
+                      [--inlined MODULE.ko]
 With --blocks, the function's translation blocks instead (offset from
 the function's start, instructions per operation), to read beside
-objdump -d of its module.
+objdump -d of its module.  With --inlined, the instructions of the
+module's functions by the source function they were compiled from
+(objdump -dl --inlines: an inline helper's instructions under its own
+name), the rdma_rwx column only.
 """
+import re
+import subprocess
 import argparse
 import bisect
 import collections
@@ -44,6 +50,7 @@ def load_profile(path, syms):
     addrs = [a for a, _ in syms]
     per_region = collections.defaultdict(collections.Counter)
     per_block = collections.defaultdict(collections.Counter)
+    execs_of = collections.defaultdict(collections.Counter)
     windows = {}
     with open(path) as f:
         for line in f:
@@ -52,11 +59,57 @@ def load_profile(path, syms):
                 windows[int(parts[1])] = int(parts[2])
                 continue
             region, vaddr, insns = int(parts[0]), int(parts[1], 16), int(parts[2])
+            execs = int(parts[3])
             i = bisect.bisect_right(addrs, vaddr) - 1
             fn = syms[i][1] if i >= 0 else "?"
             per_region[region][fn] += insns
-            per_block[region][(fn, vaddr - syms[i][0] if i >= 0 else vaddr)] += insns
-    return per_region, windows, per_block
+            key = (fn, vaddr - syms[i][0] if i >= 0 else vaddr)
+            per_block[region][key] += insns
+            execs_of[region][key] += execs
+    return per_region, windows, per_block, execs_of
+
+
+def load_inlines(module):
+    """{function: [(offset, source function)]} of MODULE.ko's code."""
+    out = subprocess.run(["objdump", "-dl", "--inlines", "--no-show-raw-insn", module],
+                         capture_output=True, text=True, check=True).stdout
+    funcs, fn, base, src = {}, None, 0, "?"
+    for line in out.splitlines():
+        m = re.match(r"^([0-9a-f]+) <(.+)>:$", line)
+        if m:
+            base, fn, src = int(m.group(1), 16), m.group(2), m.group(2)
+            funcs[fn] = []
+            continue
+        m = re.match(r"^(\S+)\(\):$", line)
+        if m:
+            src = m.group(1)
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):\s+(.*)$", line)
+        if m and fn:
+            # The stack frame's own: saves, restores, the frame's size and
+            # the stack protector's canary, under a name of their own.
+            frame = re.match(r"(push|pop)\s|(sub|add)\s+\$0x[0-9a-f]+,%rsp$|"
+                             r"mov\s+%rsp,%rbp$|leave|.*%gs:0x28", m.group(2))
+            funcs[fn].append((int(m.group(1), 16) - base,
+                              "(stack frame)" if frame else src))
+    return funcs
+
+
+def by_source(blocks, execs, funcs):
+    """Instructions by (function, source function) from the blocks'."""
+    out = collections.Counter()
+    for (fn, off), insns in blocks.items():
+        code = funcs.get(fn)
+        n_exec = execs[(fn, off)]
+        if not code or not n_exec:
+            continue
+        offs = [o for o, _ in code]
+        if off not in offs:
+            continue
+        i = offs.index(off)
+        for _, src in code[i:i + round(insns / n_exec)]:
+            out[(fn, src)] += n_exec
+    return out
 
 
 def region(engine, index, offset, read, sig):
@@ -77,12 +130,15 @@ def main():
                     help="only this direction (default both)")
     ap.add_argument("--offset", type=int, choices=(0, 512),
                     help="only this offset (default both)")
+    ap.add_argument("--inlined", metavar="MODULE.ko",
+                    help="the module's functions by source function")
     ap.add_argument("--blocks", metavar="FUNCTION",
                     help="per translation block of FUNCTION instead")
     args = ap.parse_args()
 
     syms = load_symbols(args.kallsyms)
-    per_region, windows, per_block = load_profile(args.profile, syms)
+    per_region, windows, per_block, execs_of = load_profile(args.profile, syms)
+    funcs = load_inlines(args.inlined) if args.inlined else None
     shapes = [int(x) for x in args.shapes.split(",")]
     printed = 0
     reads = (0, 1) if not args.dir else ((1,) if args.dir == "READ" else (0,))
@@ -96,7 +152,11 @@ def main():
                     if not all(windows.get(r) for r in ids):
                         continue
                     source = per_region
-                    if args.blocks:
+                    if funcs is not None:
+                        source = {r: {"%s: %s" % key: n for key, n in
+                                      by_source(per_block[r], execs_of[r], funcs).items()}
+                                  for r in ids}
+                    elif args.blocks:
                         source = {r: {"%s+0x%x" % key: n
                                       for key, n in per_block[r].items()
                                       if key[0] == args.blocks} for r in ids}
