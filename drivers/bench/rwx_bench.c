@@ -306,7 +306,11 @@ static int rwx_bench_list(struct rwx_bench *b, u32 entries)
  * bit first.  Elsewhere the markers cost a few dozen instructions a
  * round, outside the clock.
  */
+#ifdef CONFIG_X86
 #define RWX_BENCH_MARK(code)	"nopl 0x52574d0" #code "(%%rax)"
+#else				/* the plugin reads x86 code only */
+#define RWX_BENCH_MARK(code)	""
+#endif
 #define RWX_BENCH_REGION_BITS	11
 
 static void rwx_bench_mark(unsigned int region, bool end)

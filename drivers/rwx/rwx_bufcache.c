@@ -6,10 +6,12 @@
  * slab; a context writes its arrays in full before any use, so taking
  * the buffer a destroyed context left costs neither.  Buffers are plain
  * kmalloc() objects: when a CPU's cache is empty a context allocates one,
- * when it is full the buffer is freed.  Each CPU's last buffer given back
- * waits in a slot of its own, taken and filled with one this_cpu_xchg() or
- * this_cpu_cmpxchg() (irq- and preemption-safe, no lock): a context that
- * takes a buffer and gives it back, the common case, never locks.
+ * when it is full the buffer is freed.  In front of each CPU's stack of
+ * buffers, one slot of its own: a buffer given back goes there when it is
+ * empty, and a context takes the slot's buffer first, each with one
+ * this_cpu_cmpxchg() or this_cpu_xchg() (irq- and preemption-safe, no
+ * lock), so a context that takes a buffer and gives it back, the common
+ * case, never locks.
  */
 
 #include <linux/export.h>

@@ -236,7 +236,8 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
  * too; none at all when @bytes, the sum of the lengths of @pos's entries
  * (none empty), is known and they all fit.  Returns the number of entries
  * mapped (and moves @pos past them), 0 when the caller is to map the span
- * instead, or the device's error.
+ * instead (@pos as it was), or the device's error (@pos->offset perhaps
+ * changed by the driver: the caller gives up).
  */
 static int rdma_rwx_map_entries(struct ib_mr *mr,
 				const struct rdma_rwx_caps *caps,
@@ -492,7 +493,7 @@ static int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 /*
  * rdma_rwx_ctx_init() for any context: every check, the DMA mapping, the
  * layout.  Out of line: the common single entry on a device that does no
- * DMA (see rdma_rwx_ctx_init()) then needs no stack frame.
+ * DMA (rdma_rwx_ctx_init_one()) then needs no call into it.
  */
 static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 					  struct ib_qp *qp, u32 port_num,
@@ -573,14 +574,14 @@ static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
 		    rdma_rwx_port_valid(dev, port_num) &&
 		    sg_offset < sg->length &&
 		    rdma_rwx_single_sge(qp, port_num, dir)) {
+			enum rdma_rwx_counter path = RWX_CNT_INIT_SGE_SINGLE;
 			u32 bytes = sg->length - sg_offset;
 
 			rdma_rwx_dma_map_sg(dev, sg, 1, dir);
 			rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset,
 						remote_addr, rkey, dir);
-			if (likely(rdma_rwx_count_ctx_cached(dev,
-							     RWX_CNT_INIT_SGE_SINGLE,
-							     0, bytes, dir)))
+			if (likely(rdma_rwx_count_ctx_cached(dev, path, 0,
+							     bytes, dir)))
 				return 1;
 			return rdma_rwx_count_single_miss(dev, bytes, dir);
 		}

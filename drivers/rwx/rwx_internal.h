@@ -46,7 +46,7 @@ enum rdma_rwx_ctx_type {
  * (RDMA_RWX_BUF_SIZE - 56) / 16 = 60 entries on one WR (240 KiB in pages).
  */
 #define RDMA_RWX_BUF_SIZE	1024
-#define RDMA_RWX_BUF_CACHE_DEPTH	16	/* buffers per CPU */
+#define RDMA_RWX_BUF_CACHE_DEPTH	16	/* per CPU, and one in its slot */
 /*
  * MR contexts of up to this many ops keep their op array in a cache
  * buffer; one with more ops never does (see rdma_rwx_init_mr_wrs()).
