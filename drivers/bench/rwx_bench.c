@@ -307,9 +307,10 @@ static int rwx_bench_list(struct rwx_bench *b, u32 entries)
  * round, outside the clock.
  */
 #ifdef CONFIG_X86
-#define RWX_BENCH_MARK(code)	"nopl 0x52574d0" #code "(%%rax)"
+#define RWX_BENCH_MARK(code) \
+	asm volatile("nopl 0x52574d0" #code "(%%rax)" ::: "memory")
 #else				/* the plugin reads x86 code only */
-#define RWX_BENCH_MARK(code)	""
+#define RWX_BENCH_MARK(code)	((void)(code))
 #endif
 #define RWX_BENCH_REGION_BITS	11
 
@@ -319,14 +320,14 @@ static void rwx_bench_mark(unsigned int region, bool end)
 
 	for (bit = RWX_BENCH_REGION_BITS - 1; bit >= 0; bit--) {
 		if (region & BIT(bit))
-			asm volatile(RWX_BENCH_MARK(1) ::: "memory");
+			RWX_BENCH_MARK(1);
 		else
-			asm volatile(RWX_BENCH_MARK(0) ::: "memory");
+			RWX_BENCH_MARK(0);
 	}
 	if (end)
-		asm volatile(RWX_BENCH_MARK(3) ::: "memory");
+		RWX_BENCH_MARK(3);
 	else
-		asm volatile(RWX_BENCH_MARK(2) ::: "memory");
+		RWX_BENCH_MARK(2);
 }
 
 /*
