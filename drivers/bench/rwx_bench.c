@@ -308,7 +308,7 @@ static int rwx_bench_list(struct rwx_bench *b, u32 entries)
  */
 #ifdef CONFIG_X86
 #define RWX_BENCH_MARK(code) \
-	asm volatile("nopl 0x52574d0" #code "(%%rax)" ::: "memory")
+	do { asm volatile("nopl 0x52574d0" #code "(%%rax)" ::: "memory"); } while (0)
 #else				/* the plugin reads x86 code only */
 #define RWX_BENCH_MARK(code)	((void)(code))
 #endif
