@@ -306,28 +306,25 @@ static int rwx_bench_list(struct rwx_bench *b, u32 entries)
  * bit first.  Elsewhere the markers cost a few dozen instructions a
  * round, outside the clock.
  */
-#ifdef CONFIG_X86
-#define RWX_BENCH_MARK(code) \
-	do { asm volatile("nopl 0x52574d0" #code "(%%rax)" ::: "memory"); } while (0)
-#else				/* the plugin reads x86 code only */
-#define RWX_BENCH_MARK(code)	((void)(code))
-#endif
+#define RWX_BENCH_MARK(code)	"nopl 0x52574d0" #code "(%%rax)"
 #define RWX_BENCH_REGION_BITS	11
 
 static void rwx_bench_mark(unsigned int region, bool end)
 {
+#ifdef CONFIG_X86		/* the plugin reads x86 code only */
 	int bit;
 
 	for (bit = RWX_BENCH_REGION_BITS - 1; bit >= 0; bit--) {
 		if (region & BIT(bit))
-			RWX_BENCH_MARK(1);
+			asm volatile(RWX_BENCH_MARK(1) ::: "memory");
 		else
-			RWX_BENCH_MARK(0);
+			asm volatile(RWX_BENCH_MARK(0) ::: "memory");
 	}
 	if (end)
-		RWX_BENCH_MARK(3);
+		asm volatile(RWX_BENCH_MARK(3) ::: "memory");
 	else
-		RWX_BENCH_MARK(2);
+		asm volatile(RWX_BENCH_MARK(2) ::: "memory");
+#endif
 }
 
 /*
