@@ -30,6 +30,22 @@ SPLAT_PATTERNS = [
 ]
 
 TS_PREFIX = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+# tools/qemu/guest-init.sh's line: the CPUs online when the script starts.
+CPUS_LINE = re.compile(r'rwx-guest: (\d+) of (\d+|\?) CPUs online')
+
+
+def cpus_result(lines, name, asked):
+    """One result: the guest brought up every one of the CPUs asked for."""
+    test = f'{name}: {asked} CPU{"s" if asked != 1 else ""} online'
+    for line in lines:
+        m = CPUS_LINE.search(line)
+        if m:
+            online = int(m.group(1))
+            if online >= asked:
+                return ('pass', test, '')
+            return ('fail', test, f'{online} of {asked} CPUs came up: {line.strip()}')
+    return ('fail', test, 'the guest did not say how many CPUs it has (no "rwx-guest: N of M CPUs online")')
+
 
 
 def find_splats(lines):
@@ -116,6 +132,8 @@ def main():
     ap.add_argument('--kunit-py', help="path to the kernel's kunit.py")
     ap.add_argument('--case-prefix', default='',
                     help='put before every KUnit case name (tells runs apart)')
+    ap.add_argument('--cpus', type=int,
+                    help='CPUs the guest was given: fewer online fails the run')
     args = ap.parse_args()
 
     results = []
@@ -129,7 +147,10 @@ def main():
         results.append(('pass', args.name, ''))
 
     with open(args.log, encoding='utf-8', errors='replace') as f:
-        splats = find_splats(f)
+        lines = f.readlines()
+    splats = find_splats(lines)
+    if args.cpus:
+        results.append(cpus_result(lines, args.name, args.cpus))
     if splats:
         for category, line in splats[:10]:
             results.append(('fail', f'{args.name}: no kernel splat', f'{category}: {line}'))

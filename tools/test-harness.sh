@@ -57,6 +57,12 @@ host_tests() {
 		--log "$logs/bug.log" --rc 125
 	expect_judgement "failing script fails" 1 $'^fail\tguest\tguest script exited with status 3' \
 		--log "$logs/clean.log" --rc 3
+	expect_judgement "all CPUs asked for online passes" 0 $'^pass\tguest: 2 CPUs online' \
+		--log "$logs/clean.log" --rc 0 --cpus 2
+	expect_judgement "fewer CPUs online than asked for fails" 1 \
+		$'^fail\tguest: 2 CPUs online\t1 of 2 CPUs came up' --log "$logs/one-cpu.log" --rc 0 --cpus 2
+	expect_judgement "no CPU count from the guest fails" 1 \
+		$'^fail\tguest: 2 CPUs online\tthe guest did not say' --log "$logs/kasan.log" --rc 0 --cpus 2
 	expect_judgement "KTAP: passing and skipped cases counted" 0 $'^skip\trwx_b.rwx_b_param.siw0' \
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-pass.ktap" --kunit-py "$kunit_py"
 	expect_judgement "KTAP: two suites merged, every case reported" 0 $'^pass\trwx_a.rwx_a_case' \
@@ -164,6 +170,13 @@ vm_tests() {
 	grep -q "hang: guest script is running" "$RWX_BUILD/vm/selftest-hang/console.log" &&
 		pass "selftest-hang: the guest was running its script when timed out" ||
 		fail "selftest-hang: the guest was running its script when timed out" "boot did not finish in 30 s"
+
+	# Two CPUs asked for, one let up (maxcpus=1): the run must fail.
+	vm_run selftest-one-cpu "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/idle.sh" 120 \
+		-a maxcpus=1
+	rc=$?
+	expect_vm_judgement selftest-one-cpu 1 \
+		$'^fail\tselftest-one-cpu: 2 CPUs online\t1 of 2 CPUs came up' "$rc"
 
 	interrupt_test TERM
 	interrupt_test KILL

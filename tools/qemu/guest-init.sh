@@ -32,6 +32,8 @@ if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout "$RWX_OUT"; 
 		esac
 	done
 	echo "rwx-guest: $(uname -r) running $RWX_SCRIPT"
+	cpus_asked=$(sed -n 's/.*rwx_cpus=\([0-9]*\).*/\1/p' /proc/cmdline)
+	echo "rwx-guest: $(getconf _NPROCESSORS_ONLN) of ${cpus_asked:-?} CPUs online ($(cat /sys/devices/system/cpu/online))"
 	bash "$RWX_SCRIPT"
 	rc=$?
 	sync
@@ -40,8 +42,8 @@ else
 	echo "rwx-guest: cannot mount the output share"
 fi
 echo "RWX-GUEST-EXIT: $rc"
-# Reboot (QEMU runs with -no-reboot, so it exits): without ACPI there is no
-# power-off.  PID 1 must outlive it, as it tears down the 9p root under us:
+# Reboot (QEMU runs with -no-reboot, so it exits): with acpi=noirq the
+# guest could power off, but a reboot needs nothing of ACPI.  PID 1 must outlive it, as it tears down the 9p root under us:
 # wait on a FIFO in tmpfs with a shell builtin, executing nothing.
 mkfifo /run/rwx-halt
 exec 3<>/run/rwx-halt

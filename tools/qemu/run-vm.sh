@@ -82,7 +82,9 @@ fi
 # is an instruction count, the same on every run and every host.  icount
 # needs a single TCG thread, so one CPU; sleep=off skips idle time at
 # once.  The guest's TSC then counts those nanoseconds: 1 GHz.
-accel="tcg,thread=multi" smp=2 icount=()
+# Every other guest runs on RWX_QEMU_SMP vCPUs (default 2, the machine's
+# cores), one TCG thread each.
+accel="tcg,thread=multi" smp=${RWX_QEMU_SMP:-2} icount=()
 if [ -n "${RWX_QEMU_ICOUNT:-}" ]; then
 	accel="tcg,thread=single" smp=1
 	icount=(-icount shift=0,sleep=off,align=off)
@@ -92,8 +94,12 @@ fi
 # (make bench's profile; it needs the single TCG thread of RWX_QEMU_ICOUNT).
 plugin=()
 [ -n "${RWX_QEMU_PLUGIN:-}" ] && plugin=(-plugin "$RWX_QEMU_PLUGIN")
-# acpi=off: under TCG, the debug kernel's AML interpreter times out routing
-# PCI interrupts and virtio never gets one; the MP table serves instead.
+# acpi=noirq: under TCG, the debug kernel's AML interpreter times out
+# routing PCI interrupts and virtio never gets one, so interrupts are routed
+# by the MP table; but ACPI stays on for the CPUs, as SeaBIOS's MP table
+# lists the boot CPU alone (with acpi=off every guest ran on one CPU).  The
+# guest says how many CPUs came up (guest-init.sh); the judgement fails a
+# run with fewer than were asked for (rwx_cpus=, evaluate-run.py --cpus).
 # no5lvl: -cpu max offers LA57, and on 6.1 and 6.12 identify_cpu() zeroes
 # the boot CPU's feature bits before reading them again; an interrupt in that
 # window runs KASAN with pgtable_l5_enabled() false, which then takes every
@@ -106,11 +112,12 @@ qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=7 acpi=off no5lvl$tsc_args rwx_init=$here/guest-init.sh$append" \
+	-append "console=ttyS0 panic=-1 loglevel=7 acpi=noirq no5lvl$tsc_args rwx_cpus=$smp rwx_init=$here/guest-init.sh$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
 	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &
 qemu_pid=$!
+echo "$smp" > "$outdir/cpus-asked"
 
 deadline=$(( $(date +%s) + timeout_s ))
 timed_out=0
