@@ -155,7 +155,7 @@ iser_boot() {
 stock_ulp_boots() {
 	local v=$1 kernel=$2 initrd=$3
 	vm_run "nvmeof-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 \
-		-e RWX_DEV=rxe -e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-$v/drivers/rwx/rdma_rwx.ko" \
+		-e RWX_DEV=rxe -e RWX_SMP=1 -e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-$v/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-$v/nvmet-rdma/nvmet-rdma.ko"
 	iser_boot "iser-$v" "$kernel" "$initrd" "$RWX_BUILD/mod-$v" "$RWX_BUILD/ulps-$v"
 }
@@ -242,11 +242,13 @@ other_lane() {
 	# NVMe-oF through the engine: SGE path on rxe, MR path on rxe
 	# (force_mr), both on siw (iWARP: host writes are RDMA READs, which
 	# need MRs).
-	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge
+	# With RWX_SMP=1, each also runs I/O on every CPU, changes the queue
+	# count by reconnects and takes a CPU offline and back under I/O.
+	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge -e RWX_SMP=1
 	# Those two with no in-capsule data, so that every host write, down to
 	# 512 B, is an RDMA READ of the target's.
 	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
-		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0
+		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0 -e RWX_SMP=1
 	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
 }
 
@@ -316,10 +318,10 @@ record_runs() {
 
 suite nvmeof
 # shellcheck disable=SC2086
-record_runs '^nvmeof: (FAILED|fio verified|engine paths|host saw)' $NVMEOF_RUNS
+record_runs '^nvmeof: (FAILED|fio verified|engine paths|host saw|smp: )' $NVMEOF_RUNS
 suite iser
 # shellcheck disable=SC2086
-record_runs '^iser: (FAILED|.*the engine served)' $ISER_RUNS
+record_runs '^iser: (FAILED|.*the engine served|.*fio every-cpu: )' $ISER_RUNS
 
 suite trace-events
 # The 6.1 run's checks are named "6.1: part: check".

@@ -238,6 +238,13 @@ fio_job seq-128k "$SIZE_MB" --rw=write --bs=128k --iodepth=8
 # Read back what seq-128k wrote, in a new fio run: the data survived.
 fio_job seq-128k-reread "$SIZE_MB" --rw=write --bs=128k --iodepth=8 --verify_only
 fio_job rand-mixed-bs $((2 * SIZE_MB)) --rw=randwrite --bsrange=4k-512k --iodepth=8
+# A job on every CPU at once, each bound to its own and writing its own
+# region: the target's contexts set up and torn down on every CPU.
+ncpu=$(getconf _NPROCESSORS_ONLN)
+fio_job every-cpu $((4 * SIZE_MB)) --rw=randwrite --bsrange=4k-256k --iodepth=8 \
+	--numjobs="$ncpu" --offset_increment="${SIZE_MB}M" --cpus_allowed="0-$((ncpu - 1))" \
+	--cpus_allowed_policy=split
+say "fio every-cpu: $ncpu jobs, one on each CPU, verified"
 
 # --- teardown, in reverse
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}" ]; then

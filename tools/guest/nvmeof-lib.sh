@@ -223,3 +223,106 @@ engine_expect_paths() {
 	engine_no_errors || return 1
 	echo "nvmeof: engine paths as expected ($1): $sge SGE contexts, $mr MR contexts ($(engine_counter mrs_registered) MRs)"
 }
+
+# --- more than one CPU (RWX_SMP=1): I/O queues, jobs on every CPU, the
+# queue count changed on reconnect, CPUs taken offline under I/O.
+
+# The host's controller of our subsystem (its sysfs directory).
+nvmeof_ctrl() {
+	local ctrl
+	for ctrl in /sys/class/nvme/nvme*; do
+		[ "$(cat "$ctrl/subsysnqn" 2>/dev/null)" = $NVMEOF_NQN ] && echo "$ctrl" && return
+	done
+}
+
+# I/O queues of the host's controller (its queue_count less the admin queue).
+nvmeof_io_queues() {
+	echo $(($(cat "$(nvmeof_ctrl)/queue_count") - 1))
+}
+
+# nvmeof_expect_io_queues N WHY: the host's controller has N I/O queues.
+nvmeof_expect_io_queues() {
+	local q
+	q=$(nvmeof_io_queues)
+	[ "$q" = "$1" ] && return 0
+	echo "nvmeof: smp: the host has $q I/O queues, expected $1 ($2)"
+	return 1
+}
+
+# nvmeof_reconnect_with_qid_max N QUEUES: the target allows N I/O queues;
+# the host reconnects and must come back live with QUEUES I/O queues
+# (blktests nvme/048's queue count change on reconnect).  6.12's target
+# drops the subsystem's controllers itself when attr_qid_max changes (the
+# host then reconnects after its reconnect delay, and refuses a reset
+# meanwhile); 6.1's does not, so the host resets its controller.
+nvmeof_reconnect_with_qid_max() {
+	local ctrl i
+	ctrl=$(nvmeof_ctrl)
+	echo "$1" > "$NVMET_CFG/subsystems/$NVMEOF_NQN/attr_qid_max" || return 1
+	echo 1 2>/dev/null > "$ctrl/reset_controller"
+	# 60 s bound: a reconnect takes a few seconds even on a loaded host.
+	for i in $(seq 300); do
+		sleep 0.2
+		[ "$(cat "$ctrl/state")" = live ] && [ "$(nvmeof_io_queues)" = "$2" ] && return 0
+	done
+	echo "nvmeof: smp: controller $(basename "$ctrl") not live with $2 I/O queues 60 s after the target allowed $1 (state $(cat "$ctrl/state"), $(nvmeof_io_queues) I/O queues)"
+	return 1
+}
+
+# nvmeof_hotplug_fio CPU: fio verify (tools/guest/fio/hotplug.fio) three
+# times over while CPU goes offline and back every second; the data
+# verifies, the CPU is back online, and it went offline at least 3 times
+# while fio ran.
+nvmeof_hotplug_fio() {
+	local online=/sys/devices/system/cpu/cpu$1/online pid cycles=0 rc
+	[ -w "$online" ] || { echo "nvmeof: smp: CPU $1 cannot be taken offline (no $online)"; return 1; }
+	(for pass in 1 2 3; do
+		nvmeof_fio "$RWX_ROOT/tools/guest/fio/hotplug.fio" > "/tmp/fio-hotplug-$pass.log" 2>&1 ||
+			exit 1
+	done) &
+	pid=$!
+	while kill -0 $pid 2>/dev/null && [ $cycles -lt 60 ]; do
+		echo 0 > "$online" || { echo "nvmeof: smp: CPU $1 refused to go offline"; break; }
+		sleep 1
+		echo 1 > "$online" || { echo "nvmeof: smp: CPU $1 refused to come back"; break; }
+		cycles=$((cycles + 1))
+		sleep 1
+	done
+	[ "$(cat "$online")" = 1 ] || echo 1 > "$online"
+	wait $pid
+	rc=$?
+	cat /tmp/fio-hotplug-*.log
+	if [ $rc != 0 ]; then
+		echo "nvmeof: smp: fio verify failed while CPU $1 went offline and back"
+		return 1
+	fi
+	if [ "$(cat "$online")" != 1 ] || [ $cycles -lt 3 ]; then
+		echo "nvmeof: smp: CPU $1 offline and back $cycles times during fio (3 needed), online now: $(cat "$online")"
+		return 1
+	fi
+	echo "nvmeof: smp: CPU $1 taken offline and back $cycles times during fio verify, data verified"
+}
+
+# nvmeof_smp_run: with every online CPU (at least 2): one I/O queue per
+# CPU; fio jobs bound to every CPU at once; the queue count lowered to 1 and
+# raised again by reconnects, with I/O verified each time; a CPU taken
+# offline and back under verified I/O.
+nvmeof_smp_run() {
+	local ncpu qid_max
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	[ "$ncpu" -ge 2 ] || { echo "nvmeof: smp: $ncpu CPU online, 2 or more needed"; return 1; }
+	export RWX_NCPU=$ncpu RWX_LAST_CPU=$((ncpu - 1))
+	nvmeof_expect_io_queues "$ncpu" "one per CPU" || return 1
+	echo "nvmeof: smp: $ncpu I/O queues for $ncpu CPUs"
+	nvmeof_fio "$RWX_ROOT/tools/guest/fio/every-cpu.fio" || return 1
+	echo "nvmeof: smp: fio verified with a job on each of $ncpu CPUs"
+
+	qid_max=$(cat "$NVMET_CFG/subsystems/$NVMEOF_NQN/attr_qid_max")
+	nvmeof_reconnect_with_qid_max 1 1 || return 1
+	nvmeof_fio "$RWX_ROOT/tools/guest/fio/every-cpu.fio" || return 1
+	nvmeof_reconnect_with_qid_max "$qid_max" "$ncpu" || return 1
+	nvmeof_fio "$RWX_ROOT/tools/guest/fio/every-cpu.fio" || return 1
+	echo "nvmeof: smp: queue count $ncpu -> 1 -> $ncpu on reconnect, fio verified each time"
+
+	nvmeof_hotplug_fio "$RWX_LAST_CPU"
+}

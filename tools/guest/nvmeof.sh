@@ -13,6 +13,9 @@
 #                         taken these paths (its counters), with no error
 #   RWX_FAULT             "" | link-delete | port-remove: break the target
 #                         while fio runs, expect I/O errors and a clean teardown
+#   RWX_SMP=1             after the verify run, the multi-CPU checks
+#                         (nvmeof_smp_run: queues, every-CPU jobs, queue
+#                         count on reconnect, CPU hotplug)
 #   RWX_KMEMLEAK=0        do not scan for leaks at the end
 # Prints "nvmeof: ..." lines; the last is "nvmeof: passed" on success.
 set -u
@@ -39,8 +42,12 @@ if [ -n "${RWX_FAULT:-}" ]; then
 	nvmeof_fault_run "$RWX_FAULT" "$dev" || rc=1
 	nvmeof_host_disconnect > /dev/null 2>&1	# may be gone already
 else
-	nvmeof_host_connect "$addr" || nvmeof_fail "nvme connect"
+	# A reconnect (RWX_SMP's queue count change) within a second.
+	nvmeof_host_connect "$addr" --reconnect-delay=1 || nvmeof_fail "nvme connect"
 	nvmeof_fio "${RWX_FIO_JOBS:-$RWX_ROOT/tools/guest/fio/verify.fio}" || rc=1
+	if [ "${RWX_SMP:-0}" = 1 ]; then
+		nvmeof_smp_run || rc=1
+	fi
 	engine_counters
 	engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || rc=1
 	nvmeof_host_disconnect || rc=1
