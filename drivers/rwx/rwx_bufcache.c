@@ -11,9 +11,10 @@
  * empty, and a context takes the slot's buffer first, each with one
  * this_cpu_cmpxchg() or this_cpu_xchg() (irq- and preemption-safe, no
  * lock), so a context that takes a buffer and gives it back, the common
- * case, never locks.
+ * case, never locks.  A CPU going offline frees what it cached.
  */
 
+#include <linux/cpuhotplug.h>
 #include <linux/export.h>
 #include <linux/local_lock.h>
 #include <linux/percpu.h>
@@ -69,21 +70,69 @@ void rdma_rwx_buf_put(void *buf)
 		kfree(buf);
 }
 
-/* Free every cached buffer: at module unload, when no context is left. */
-void rdma_rwx_buf_cache_drain(void)
+/* Free the buffers cached on @cpu, which runs no context: offline, or gone. */
+static void rdma_rwx_buf_cache_free_cpu(unsigned int cpu)
 {
-	int cpu;
+	struct rdma_rwx_buf_cache *cache = per_cpu_ptr(&rdma_rwx_buf_cache, cpu);
 
-	for_each_possible_cpu(cpu) {
-		struct rdma_rwx_buf_cache *cache =
-			per_cpu_ptr(&rdma_rwx_buf_cache, cpu);
-
-		while (cache->nr)
-			kfree(cache->bufs[--cache->nr]);
-		kfree(per_cpu(rdma_rwx_buf_hot, cpu));
-		per_cpu(rdma_rwx_buf_hot, cpu) = NULL;
-	}
+	while (cache->nr)
+		kfree(cache->bufs[--cache->nr]);
+	kfree(xchg(per_cpu_ptr(&rdma_rwx_buf_hot, cpu), NULL));
 }
+
+/*
+ * A CPU that went offline gives its buffers back to the slab, rather than
+ * keeping them until it comes back or the module goes: called on another
+ * CPU once it is dead, so nothing runs on it (a local_lock section and the
+ * slot's exchange keep preemption off, so none was left half done).
+ */
+static int rdma_rwx_buf_cpu_dead(unsigned int cpu)
+{
+	rdma_rwx_buf_cache_free_cpu(cpu);
+	return 0;
+}
+
+static enum cpuhp_state rdma_rwx_buf_cpuhp_state;
+
+/* At module load: free a CPU's buffers when it goes offline. */
+int rdma_rwx_buf_cache_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "rdma/rwx:bufcache",
+					NULL, rdma_rwx_buf_cpu_dead);
+	if (ret < 0)
+		return ret;
+	rdma_rwx_buf_cpuhp_state = ret;
+	return 0;
+}
+
+/* Free every cached buffer: at module unload, when no context is left. */
+void rdma_rwx_buf_cache_exit(void)
+{
+	unsigned int cpu;
+
+	cpuhp_remove_state_nocalls(rdma_rwx_buf_cpuhp_state);
+	for_each_possible_cpu(cpu)
+		rdma_rwx_buf_cache_free_cpu(cpu);
+}
+
+/**
+ * rdma_rwx_buf_cache_held() - how many buffers a CPU's cache holds
+ * @cpu: the CPU
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING): a CPU taken offline
+ * holds none.  Read without the CPU's lock: exact only while @cpu runs no
+ * context (offline, or the test's own, idle).
+ *
+ * Return: the buffers in @cpu's slot and stack.
+ */
+unsigned int rdma_rwx_buf_cache_held(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu_ptr(&rdma_rwx_buf_cache, cpu)->nr) +
+	       !!READ_ONCE(*per_cpu_ptr(&rdma_rwx_buf_hot, cpu));
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_buf_cache_held, RDMA_RWX_TESTING);
 
 /**
  * rdma_rwx_buf_cache_empty_local() - free this CPU's cached buffers

@@ -55,7 +55,9 @@ enum rdma_rwx_ctx_type {
 	(RDMA_RWX_BUF_SIZE / sizeof(struct rdma_rw_reg_ctx))
 void *rdma_rwx_buf_get(void);
 void rdma_rwx_buf_put(void *buf);
-void rdma_rwx_buf_cache_drain(void);
+int rdma_rwx_buf_cache_init(void);
+void rdma_rwx_buf_cache_exit(void);
+unsigned int rdma_rwx_buf_cache_held(unsigned int cpu);
 void rdma_rwx_buf_cache_empty_local(void);
 
 /*

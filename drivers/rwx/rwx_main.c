@@ -21,14 +21,22 @@ MODULE_PARM_DESC(force_mr,
 
 static int __init rdma_rwx_init(void)
 {
+	int ret;
+
 	rdma_rwx_bvec_setup();
-	return rdma_rwx_stats_init();
+	ret = rdma_rwx_buf_cache_init();
+	if (ret)
+		return ret;
+	ret = rdma_rwx_stats_init();
+	if (ret)
+		rdma_rwx_buf_cache_exit();
+	return ret;
 }
 
 static void __exit rdma_rwx_exit(void)
 {
 	rdma_rwx_stats_exit();
-	rdma_rwx_buf_cache_drain();
+	rdma_rwx_buf_cache_exit();
 }
 
 module_init(rdma_rwx_init);
