@@ -964,8 +964,9 @@ static int rwx_smp_churn_round(struct rwx_smp_worker *c)
 {
 	struct rwx_smp_env *env = c->env;
 	struct rwx_loopback *conn = &env->churn_conn;
+	/* An MR pool only with force_mr (no MR path otherwise). */
 	const struct rwx_loopback_params params = {
-		.max_send_wr = 16, .max_send_sge = 4,
+		.max_send_wr = 16, .max_send_sge = 4, .max_rdma_ctxs = 2,
 	};
 	u8 *src = c->buf, *dst = c->buf + PAGE_SIZE, fill = env->churn_rounds;
 	struct rwx_testdev *tdev;
@@ -989,10 +990,15 @@ static int rwx_smp_churn_round(struct rwx_smp_worker *c)
 	ret = rdma_rwx_ctx_init(&rw, conn->qp[RWX_CLIENT], conn->port_num, &sg,
 				1, 0, raddr, conn->pd->unsafe_global_rkey,
 				DMA_TO_DEVICE);
-	if (ret != 1) {
+	if (ret <= 0) {
 		rwx_smp_fail(c, ret, "second device: init %d", ret);
 	} else {
-		c->tally.v[RWX_CNT_INIT_SGE_SINGLE]++;
+		if (rw.type == RDMA_RWX_CTX_MR) {	/* force_mr */
+			c->tally.v[RWX_CNT_INIT_MR]++;
+			c->tally.v[RWX_CNT_MRS] += rw.nr_ops;
+		} else {
+			c->tally.v[RWX_CNT_INIT_SGE_SINGLE]++;
+		}
 		c->tally.v[RWX_CNT_BYTES_WRITE] += 256;
 		ret = rwx_smp_post(&rw, conn->qp[RWX_CLIENT], conn->port_num);
 		if (ret != -ETIMEDOUT) {
