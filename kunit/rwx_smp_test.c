@@ -138,9 +138,14 @@ struct rwx_smp_list {
 	bool bvec;
 };
 
-/* What the engine must have counted of one thread's contexts. */
+/*
+ * What the engine must have counted of one thread's contexts; and how
+ * many multi-entry SGE contexts had a buffer of the cache, how many one
+ * of their own.
+ */
 struct rwx_smp_tally {
 	u64 v[RWX_CNT_NR];
+	u64 cached, uncached;
 };
 
 struct rwx_smp_env;
@@ -385,10 +390,14 @@ static void rwx_smp_tally_init(struct rwx_smp_worker *w,
 	case RDMA_RWX_CTX_BVEC_SINGLE:
 		v[RWX_CNT_INIT_SGE_SINGLE]++;
 		break;
-	case RDMA_RWX_CTX_MULTI:
 	case RDMA_RWX_CTX_MULTI_CACHED:
-	case RDMA_RWX_CTX_BVEC_MULTI:
 	case RDMA_RWX_CTX_BVEC_MULTI_CACHED:
+		w->tally.cached++;
+		v[RWX_CNT_INIT_SGE_MULTI]++;
+		break;
+	case RDMA_RWX_CTX_MULTI:
+	case RDMA_RWX_CTX_BVEC_MULTI:
+		w->tally.uncached++;
 		v[RWX_CNT_INIT_SGE_MULTI]++;
 		break;
 	case RDMA_RWX_CTX_MR:
@@ -1150,13 +1159,18 @@ static void rwx_smp_expect_ok(struct kunit *test, struct rwx_smp_worker *w,
 	KUNIT_EXPECT_EQ_MSG(test, w->err, 0, "%s %u: %s", who, w->id, w->msg);
 }
 
-/* Add @w's tally to what @c expects. */
-static void rwx_smp_add(struct rwx_counts *c, const struct rwx_smp_worker *w)
+/* Add @w's tally to what @c expects (and to @t, unless NULL). */
+static void rwx_smp_add(struct rwx_counts *c, const struct rwx_smp_worker *w,
+			struct rwx_smp_tally *t)
 {
 	u32 i;
 
 	for (i = 0; i < RWX_CNT_NR; i++)
 		c->d[i] += w->tally.v[i];
+	if (t) {
+		t->cached += w->tally.cached;
+		t->uncached += w->tally.uncached;
+	}
 }
 
 /* Every MR back in the pools, none in use. */
@@ -1249,6 +1263,7 @@ static void rwx_smp_run(struct kunit *test, struct rwx_smp_env *env,
  */
 static void rwx_smp_stress(struct kunit *test)
 {
+	struct rwx_smp_tally bufs = {};
 	struct rwx_counts dc, nodev, total;
 	struct rwx_smp_pools pools;
 	struct rwx_smp_env *env;
@@ -1269,10 +1284,10 @@ static void rwx_smp_stress(struct kunit *test)
 		KUNIT_EXPECT_GE(test, env->churn_rounds, (u32)RWX_SMP_CHURN_MIN);
 
 	for (i = 0; i < env->nr_workers; i++) {
-		rwx_smp_add(&dc, &env->workers[i]);
-		rwx_smp_add(&total, &env->workers[i]);
+		rwx_smp_add(&dc, &env->workers[i], &bufs);
+		rwx_smp_add(&total, &env->workers[i], NULL);
 	}
-	rwx_smp_add(&total, &env->churn);
+	rwx_smp_add(&total, &env->churn, NULL);
 	KUNIT_EXPECT_GT(test, dc.d[RWX_CNT_DESTROY], 0ULL);
 	KUNIT_EXPECT_EQ(test, dc.d[RWX_CNT_DESTROY],
 			dc.d[RWX_CNT_INIT_SGE_SINGLE] + dc.d[RWX_CNT_INIT_SGE_MULTI] +
@@ -1281,9 +1296,14 @@ static void rwx_smp_stress(struct kunit *test)
 		KUNIT_EXPECT_GT(test, dc.d[RWX_CNT_INIT_MR], 0ULL);
 	if (env->tdev)
 		KUNIT_EXPECT_GT(test, dc.d[RWX_CNT_INIT_SIG], 0ULL);
-	kunit_info(test, "%u workers: %llu contexts (%llu single, %llu multi, %llu MR, %llu signature, %llu bvec), %llu -EAGAIN; %u samples, %u rounds of a second device",
+	if (!env->caps.force_mr) {	/* both kinds of WR buffer */
+		KUNIT_EXPECT_GT(test, bufs.cached, 0ULL);
+		KUNIT_EXPECT_GT(test, bufs.uncached, 0ULL);
+	}
+	kunit_info(test, "%u workers: %llu contexts (%llu single, %llu multi (%llu cached), %llu MR, %llu signature, %llu bvec), %llu -EAGAIN; %u samples, %u rounds of a second device",
 		   env->nr_workers, dc.d[RWX_CNT_DESTROY],
 		   dc.d[RWX_CNT_INIT_SGE_SINGLE], dc.d[RWX_CNT_INIT_SGE_MULTI],
+		   bufs.cached,
 		   dc.d[RWX_CNT_INIT_MR], dc.d[RWX_CNT_INIT_SIG],
 		   dc.d[RWX_CNT_INIT_BVEC], dc.d[RWX_CNT_ERR_EAGAIN],
 		   env->samples, env->churn_rounds);
@@ -1455,7 +1475,7 @@ static void rwx_smp_migrate(struct kunit *test)
 	for (i = 0; i < 2; i++) {
 		rwx_smp_expect_ok(test, &env->workers[i], "worker");
 		KUNIT_EXPECT_GT(test, env->workers[i].ran, 0U);
-		rwx_smp_add(&dc, &env->workers[i]);
+		rwx_smp_add(&dc, &env->workers[i], NULL);
 	}
 	KUNIT_EXPECT_EQ(test, n, (u32)RWX_SMP_MIGRATIONS);
 
@@ -1484,7 +1504,7 @@ static void rwx_smp_migrate(struct kunit *test)
 		KUNIT_EXPECT_GT(test, ret, 0);
 	}
 	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(current, cpu_possible_mask), 0);
-	rwx_smp_add(&dc, m);
+	rwx_smp_add(&dc, m, NULL);
 	rwx_counts_check(test, &dc, "migrated contexts");
 	rwx_smp_pools_check(test, env, &pools);
 	kunit_info(test, "%u contexts moved between CPUs %d and %d; %lld ms",
@@ -1546,7 +1566,7 @@ static void rwx_smp_hotplug(struct kunit *test)
 	for (i = 0; i < 2; i++) {
 		rwx_smp_expect_ok(test, &env->workers[i], "worker");
 		KUNIT_EXPECT_GT(test, env->workers[i].ran, 0U);
-		rwx_smp_add(&dc, &env->workers[i]);
+		rwx_smp_add(&dc, &env->workers[i], NULL);
 	}
 	KUNIT_EXPECT_EQ(test, dc.d[RWX_CNT_DESTROY],
 			dc.d[RWX_CNT_INIT_SGE_SINGLE] + dc.d[RWX_CNT_INIT_SGE_MULTI] +
