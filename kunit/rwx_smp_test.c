@@ -193,7 +193,7 @@ struct rwx_smp_env {
 	/* the reader, or in the reset phase the resetter */
 	struct rwx_smp_worker reader;
 	u32 samples;
-	bool resets;
+	s64 live_min, live_max;		/* contexts_live as the resetter saw it */
 	struct rwx_smp_dbg dbg;
 	/* the device that comes and goes */
 	struct rwx_smp_worker churn;
@@ -916,7 +916,8 @@ static int rwx_smp_reader_fn(void *data)
  * worker; the files parse.  contexts_live is a gauge a reset leaves
  * alone, summed CPU by CPU without stopping them, so while contexts come
  * and go it is not exact (it may even dip below zero, rwx_stats.c says):
- * checked when all is quiet, by the case.
+ * only its range is reported; it is checked when all is quiet, by the
+ * case.
  */
 static int rwx_smp_resetter_fn(void *data)
 {
@@ -950,6 +951,10 @@ static int rwx_smp_resetter_fn(void *data)
 					    env->dev : NULL, &f);
 		if (ret)
 			rwx_smp_fail(r, ret, "reading the counters file: %d", ret);
+		if (!ret) {
+			env->live_min = min(env->live_min, f.live);
+			env->live_max = max(env->live_max, f.live);
+		}
 		for (i = 0; !ret && i < RWX_CNT_NR; i++)
 			if (f.v[i] >> 40)
 				rwx_smp_fail(r, -EIO, "reset %u: the file's %s is %llu",
@@ -1365,7 +1370,8 @@ static void rwx_smp_stress_reset(struct kunit *test)
 				    "%s after a reset",
 				    rdma_rwx_dev_counter_name(i));
 	}
-	kunit_info(test, "%u resets; %lld ms", env->samples,
+	kunit_info(test, "%u resets, contexts_live seen from %lld to %lld; %lld ms",
+		   env->samples, env->live_min, env->live_max,
 		   ktime_ms_delta(ktime_get(), start));
 }
 
