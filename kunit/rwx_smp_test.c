@@ -29,12 +29,12 @@
 #include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/path.h>
-#include <linux/seq_file.h>
-#include <linux/uio.h>
 #include <linux/sched.h>
 #include <linux/scatterlist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/t10-pi.h>
+#include <linux/uio.h>
 #include <rdma/mr_pool.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
@@ -60,13 +60,13 @@
 #define RWX_SMP_SIG_BLOCKS	2
 #define RWX_SMP_SIG_LEN		(RWX_SMP_SIG_BLOCKS * 512)
 #define RWX_SMP_SIG_PI		((u32)sizeof(struct t10_pi_tuple))
-#define RWX_SMP_SIG_WIRE	(RWX_SMP_SIG_BLOCKS * (512 + RWX_SMP_SIG_PI))
 #define RWX_SMP_SIG_PAGE	100	/* where in the local pages */
 #define RWX_SMP_SIG_REMOTE	(RWX_SMP_SLICE - PAGE_SIZE)	/* in the slice */
 #define RWX_SMP_MIGRATIONS	300
 #define RWX_SMP_HOTPLUG_ROUNDS	6
 #define RWX_SMP_CHURN_MIN	2
 #define RWX_SMP_CHURN_MAX	40
+#define RWX_SMP_CHURN_ORDER	1	/* its two pages */
 
 /*
  * The test device of the stress: multi-entry WRITEs on the SGE path (4
@@ -86,7 +86,7 @@ static const struct rwx_test_dev rwx_smp_tdev = {
 	.name = "tdev-smp", .caps = &rwx_smp_caps,
 };
 
-/* The devices a second instance of which comes and goes meanwhile. */
+/* The second device, which comes and goes meanwhile. */
 static const struct rwx_test_dev rwx_smp_churn_dev = {
 	.name = "tdev-churn", .caps = &rwx_tdev_sge3_rd2,
 };
@@ -1063,10 +1063,10 @@ static struct ib_qp *rwx_smp_sig_qp(struct rwx_smp_env *env, u32 flags,
 				     flags, &cap);
 }
 
-static void rwx_smp_free(struct rwx_smp_worker *w)
+static void rwx_smp_free(struct rwx_smp_worker *w, unsigned int order)
 {
 	if (w->buf)
-		free_pages((unsigned long)w->buf, RWX_SMP_BUF_ORDER);
+		free_pages((unsigned long)w->buf, order);
 	w->buf = NULL;
 }
 
@@ -1079,11 +1079,11 @@ static void rwx_smp_cleanup(struct rwx_smp_env *env)
 	WRITE_ONCE(env->workers_done, true);
 	for (i = 0; i < ARRAY_SIZE(env->workers); i++) {
 		rwx_smp_join(env, &env->workers[i]);
-		rwx_smp_free(&env->workers[i]);
+		rwx_smp_free(&env->workers[i], RWX_SMP_BUF_ORDER);
 	}
 	rwx_smp_join(env, &env->reader);
 	rwx_smp_join(env, &env->churn);
-	rwx_smp_free(&env->churn);
+	rwx_smp_free(&env->churn, RWX_SMP_CHURN_ORDER);
 	rwx_smp_dbg_close(&env->dbg);
 	if (!IS_ERR_OR_NULL(env->sig_qp))
 		ib_destroy_qp(env->sig_qp);
@@ -1230,7 +1230,8 @@ static void rwx_smp_run(struct kunit *test, struct rwx_smp_env *env,
 		KUNIT_EXPECT_EQ(test, rwx_smp_start(&env->reader, helper, -1,
 						    "reader"), 0);
 	if (churn) {
-		env->churn.buf = (u8 *)__get_free_pages(GFP_KERNEL, 1);
+		env->churn.buf = (u8 *)__get_free_pages(GFP_KERNEL,
+							RWX_SMP_CHURN_ORDER);
 		if (env->churn.buf)
 			KUNIT_EXPECT_EQ(test, rwx_smp_start(&env->churn,
 							    rwx_smp_churn_fn,
@@ -1243,9 +1244,7 @@ static void rwx_smp_run(struct kunit *test, struct rwx_smp_env *env,
 	WRITE_ONCE(env->workers_done, true);
 	rwx_smp_join(env, &env->reader);
 	rwx_smp_join(env, &env->churn);
-	if (env->churn.buf)
-		free_pages((unsigned long)env->churn.buf, 1);
-	env->churn.buf = NULL;
+	rwx_smp_free(&env->churn, RWX_SMP_CHURN_ORDER);
 	for (i = 0; i < n; i++) {
 		rwx_smp_expect_ok(test, &env->workers[i], "worker");
 		KUNIT_EXPECT_EQ(test, env->workers[i].ran, env->iters);
