@@ -66,6 +66,8 @@ static inline void rwx_test_dev_desc(const struct rwx_test_dev *dev,
 }
 
 /* rwx_test_dev_gen_params(), for KUNIT_CASE_PARAM(): rxe0 and siw0 */
+static const void *rwx_test_dev_gen_params(const void *prev, char *desc)
+	__maybe_unused;
 KUNIT_ARRAY_PARAM(rwx_test_dev, rwx_test_devs, rwx_test_dev_desc);
 /* rwx_test_tdev_gen_params(): the test device capability sets */
 static const void *rwx_test_tdev_gen_params(const void *prev, char *desc)
