@@ -1517,12 +1517,38 @@ static void rwx_smp_migrate(struct kunit *test)
 		   ktime_ms_delta(ktime_get(), start));
 }
 
+#ifdef CONFIG_HOTPLUG_CPU
+/*
+ * Quiet (the workers stopped): a small context set up and destroyed on
+ * CPU 1 leaves its buffer in CPU 1's cache; once CPU 1 is offline, its
+ * cache holds nothing (rwx_bufcache.c's CPU-hotplug callback freed it).
+ */
+static void rwx_smp_hotplug_frees_cache(struct kunit *test,
+					struct rwx_smp_worker *m)
+{
+	struct rwx_smp_list l;
+	struct rdma_rw_ctx rw;
+
+	rwx_smp_list(m, RWX_SMP_SMALL, 0, &l);
+	KUNIT_ASSERT_EQ(test, rwx_smp_move_to(1), 0);
+	KUNIT_ASSERT_GT(test, rwx_smp_init(m, &rw, &l, DMA_TO_DEVICE), 0);
+	rwx_smp_tally_init(m, &rw, &l, DMA_TO_DEVICE);
+	rwx_smp_destroy(m, &rw, &l, DMA_TO_DEVICE);
+	KUNIT_EXPECT_GE(test, rdma_rwx_buf_cache_held(1), 1U);
+	KUNIT_ASSERT_EQ(test, rwx_smp_move_to(0), 0);
+	KUNIT_ASSERT_EQ(test, remove_cpu(1), 0);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_buf_cache_held(1), 0U);
+	KUNIT_EXPECT_EQ(test, add_cpu(1), 0);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(current, cpu_possible_mask), 0);
+}
+
+#endif
+
 /*
  * CPU 1 taken offline and back, again and again, while unbound threads
  * run contexts (the scheduler moves them off it each time): the counters
- * balance exactly and the pools are full.  Buffers cached on CPU 1 when
- * it goes stay in its cache while it is offline (nothing drains a dead
- * CPU's cache; module unload frees them, kmemleak sees them referenced).
+ * balance exactly and the pools are full.  Then, quiet, CPU 1's cached
+ * buffers are freed when it goes offline (rwx_smp_hotplug_frees_cache()).
  */
 static void rwx_smp_hotplug(struct kunit *test)
 {
@@ -1573,6 +1599,8 @@ static void rwx_smp_hotplug(struct kunit *test)
 		KUNIT_EXPECT_GT(test, env->workers[i].ran, 0U);
 		rwx_smp_add(&dc, &env->workers[i], NULL);
 	}
+	rwx_smp_hotplug_frees_cache(test, &env->workers[env->nr_workers]);
+	rwx_smp_add(&dc, &env->workers[env->nr_workers], NULL);
 	KUNIT_EXPECT_EQ(test, dc.d[RWX_CNT_DESTROY],
 			dc.d[RWX_CNT_INIT_SGE_SINGLE] + dc.d[RWX_CNT_INIT_SGE_MULTI] +
 			dc.d[RWX_CNT_INIT_MR] + dc.d[RWX_CNT_INIT_SIG]);

@@ -111,13 +111,17 @@ kunit_boot() {
 	for s in $RWX_KUNIT_SUITES; do
 		suites="$suites $M/kunit/${s}_kunit.ko"
 	done
+	# 1500 s: a hang guard, far above a run's time on a loaded host.
 	VM_KTAP=1 vm_run "$name" "$kbuild/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$RWX_ROOT/tools/guest/kunit-run.sh" 900 \
+		"$RWX_ROOT/tools/guest/kunit-run.sh" 1500 \
 		-e "RWX_ENGINE_MODULE=$M/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_SUPPORT_MODULES=$M/drivers/testing/loopback/rwx_loopback.ko \
 $M/drivers/testing/testdev/rwx_testdev.ko" -e "RWX_KUNIT_MODULES=${suites# }" "$@"
 }
 ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_bvec rwx_testdev rwx_sig"
+# Contexts from both CPUs at once, migrating, across CPU hotplug: a boot
+# of its own in each lane (6.12 and 6.1).
+SMP_SUITES="rwx_smp"
 # The MR path everywhere: ib_core.force_mr=1 gives rxe QPs their MR pool.
 FORCE_MR_SUITES="rwx_engine rwx_diff rwx_bvec"
 
@@ -128,7 +132,7 @@ nvmeof_boot() {
 	shift
 	[ "$ulps_test_ok" = 0 ] || return 0	# recorded as not run
 	vm_run "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$RWX_ROOT/tools/guest/nvmeof.sh" 900 -e "RWX_MODROOT=$KBUILD/modroot" \
+		"$RWX_ROOT/tools/guest/nvmeof.sh" 1200 -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" "$@"
 }
@@ -165,6 +169,7 @@ kunit_lane() {
 	RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit 6.12
 	if [ "$test61_mods_ok" = 0 ]; then
 		VM_CASE_PREFIX="6.1: " RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit-6.1 6.1
+		VM_CASE_PREFIX="6.1: " RWX_KUNIT_SUITES=$SMP_SUITES kunit_boot kunit-smp-6.1 6.1
 	fi
 	# The module built against Debian's headers, on Debian's own kernels.
 	if [ "$stock_ok" = 0 ]; then
@@ -225,6 +230,7 @@ record_guest_checks() {
 other_lane() {
 	suite harness-vm
 	bash "$RWX_ROOT/tools/test-harness.sh" vm
+	RWX_KUNIT_SUITES=$SMP_SUITES kunit_boot kunit-smp 6.12
 	VM_CASE_PREFIX="force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
 		kunit_boot kunit-force-mr 6.12 -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1
 	if [ "$test61_mods_ok" = 0 ]; then
@@ -281,12 +287,15 @@ if [ -n "$kunit_pid" ]; then
 	cat "$RWX_BUILD/kunit-lane.log"
 	vm_record kunit
 	vm_record kunit-force-mr
+	vm_record kunit-smp
 else
 	fail "kunit" "no test kernel or test modules to run"
 fi
-if [ -f "$RWX_BUILD/vm/kunit-6.1/judgement" ] && [ -f "$RWX_BUILD/vm/kunit-force-mr-6.1/judgement" ]; then
+if [ -f "$RWX_BUILD/vm/kunit-6.1/judgement" ] && [ -f "$RWX_BUILD/vm/kunit-force-mr-6.1/judgement" ] &&
+	[ -f "$RWX_BUILD/vm/kunit-smp-6.1/judgement" ]; then
 	vm_record kunit-6.1
 	vm_record kunit-force-mr-6.1
+	vm_record kunit-smp-6.1
 else
 	fail "kunit-6.1" "not run: no 6.1 test kernel or test modules"
 fi
