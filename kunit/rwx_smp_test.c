@@ -54,7 +54,7 @@
 #define RWX_SMP_BIG		70	/* big list: kmalloc'd WRs, 3 MRs of 32 pages */
 #define RWX_SMP_ITERS		100	/* per worker and phase, test device */
 #define RWX_SMP_ITERS_SLOW	50	/* rxe, much slower under TCG */
-#define RWX_SMP_RETRIES		100000	/* -EAGAIN retries of one init */
+#define RWX_SMP_RETRY_TIME	(60 * HZ)	/* -EAGAIN retries of one init */
 #define RWX_SMP_WAIT		(300 * HZ)
 /* Signature contexts: 2 blocks of 512 bytes, PI inserted on the wire. */
 #define RWX_SMP_SIG_BLOCKS	2
@@ -163,6 +163,11 @@ struct rwx_smp_worker {
 	struct bio_vec bvecs[4];
 	struct bvec_iter iter;
 	struct rwx_smp_tally tally;
+	/*
+	 * What its posts wait on: here, not on the stack, as a post that timed
+	 * out may still complete later (its WRs are left posted).
+	 */
+	struct rwx_loopback_wait wait;
 	int err;		/* the first failure, and what it was */
 	char msg[160];
 };
@@ -453,15 +458,34 @@ static void rwx_smp_destroy(struct rwx_smp_worker *w, struct rdma_rw_ctx *rw,
 	w->tally.v[RWX_CNT_DESTROY]++;
 }
 
-/* Post @rw on @qp and wait: 0, or the post's or the completion's error. */
-static int rwx_smp_post(struct rdma_rw_ctx *rw, struct ib_qp *qp, u32 port)
+/*
+ * @w posts @rw on @qp and waits: 0, or the post's or the completion's
+ * error.
+ */
+static int rwx_smp_post(struct rwx_smp_worker *w, struct rdma_rw_ctx *rw,
+			struct ib_qp *qp, u32 port)
 {
-	struct rwx_loopback_wait wait;
 	int ret;
 
-	rwx_loopback_wait_init(&wait);
-	ret = rdma_rwx_ctx_post(rw, qp, port, &wait.cqe, NULL);
-	return ret ?: rwx_loopback_wait_for(&wait);
+	rwx_loopback_wait_init(&w->wait);
+	ret = rdma_rwx_ctx_post(rw, qp, port, &w->wait.cqe, NULL);
+	return ret ?: rwx_loopback_wait_for(&w->wait);
+}
+
+/*
+ * Whether @w tries an init again after it returned @ret: on -EAGAIN (the
+ * pool is short: another CPU holds its MRs), each counted, until
+ * @deadline - time, not tries, as the holder's vCPU may be starved for a
+ * while on a loaded host.
+ */
+static bool rwx_smp_again(struct rwx_smp_worker *w, int ret,
+			  unsigned long deadline)
+{
+	if (ret != -EAGAIN || time_after(jiffies, deadline))
+		return false;
+	w->tally.v[RWX_CNT_ERR_EAGAIN]++;
+	usleep_range(20, 50);
+	return true;
 }
 
 /*
@@ -471,24 +495,20 @@ static int rwx_smp_post(struct rdma_rw_ctx *rw, struct ib_qp *qp, u32 port)
 static int rwx_smp_move(struct rwx_smp_worker *w, const struct rwx_smp_list *l,
 			enum dma_data_direction dir)
 {
+	unsigned long deadline = jiffies + RWX_SMP_RETRY_TIME;
 	struct rwx_smp_env *env = w->env;
 	struct rdma_rw_ctx rw;
-	u32 tries = 0;
 	int ret;
 
-	for (;;) {
+	do
 		ret = rwx_smp_init(w, &rw, l, dir);
-		if (ret != -EAGAIN || ++tries > RWX_SMP_RETRIES)
-			break;
-		w->tally.v[RWX_CNT_ERR_EAGAIN]++;
-		usleep_range(20, 50);
-	}
+	while (rwx_smp_again(w, ret, deadline));
 	if (ret <= 0)
 		return rwx_smp_fail(w, ret, "init %s of %u entries (%u bytes%s): %d",
 				    rwx_smp_dir(dir), l->nents, l->bytes,
 				    l->bvec ? ", bvec" : "", ret);
 	rwx_smp_tally_init(w, &rw, l, dir);
-	ret = rwx_smp_post(&rw, env->qp, env->port);
+	ret = rwx_smp_post(w, &rw, env->qp, env->port);
 	if (ret == -ETIMEDOUT)	/* the WRs may still run: leave them mapped */
 		return rwx_smp_fail(w, ret, "%s of %u entries timed out",
 				    rwx_smp_dir(dir), l->nents);
@@ -542,25 +562,21 @@ static int rwx_smp_sig_move(struct rwx_smp_worker *w, struct ib_sig_attrs *attrs
 	struct rwx_smp_env *env = w->env;
 	struct rwx_smp_list l = { .nents = 2, .bytes = RWX_SMP_SIG_LEN };
 	u64 raddr = env->fx->remote_dma + w->remote_off + RWX_SMP_SIG_REMOTE;
+	unsigned long deadline = jiffies + RWX_SMP_RETRY_TIME;
 	struct ib_mr_status st;
 	struct rdma_rw_ctx rw;
-	u32 tries = 0;
 	int ret;
 
-	for (;;) {
+	do
 		ret = rdma_rwx_ctx_signature_init(&rw, env->sig_qp, 1, w->sgl,
 						  2, NULL, 0, attrs, raddr,
 						  env->rkey, dir);
-		if (ret != -EAGAIN || ++tries > RWX_SMP_RETRIES)
-			break;
-		w->tally.v[RWX_CNT_ERR_EAGAIN]++;
-		usleep_range(20, 50);
-	}
+	while (rwx_smp_again(w, ret, deadline));
 	if (ret <= 0)
 		return rwx_smp_fail(w, ret, "signature init %s: %d",
 				    rwx_smp_dir(dir), ret);
 	rwx_smp_tally_init(w, &rw, &l, dir);
-	ret = rwx_smp_post(&rw, env->sig_qp, 1);
+	ret = rwx_smp_post(w, &rw, env->sig_qp, 1);
 	if (ret == -ETIMEDOUT)
 		return rwx_smp_fail(w, ret, "signature %s timed out",
 				    rwx_smp_dir(dir));
@@ -1014,7 +1030,7 @@ static int rwx_smp_churn_round(struct rwx_smp_worker *c)
 			c->tally.v[RWX_CNT_INIT_SGE_SINGLE]++;
 		}
 		c->tally.v[RWX_CNT_BYTES_WRITE] += 256;
-		ret = rwx_smp_post(&rw, conn->qp[RWX_CLIENT], conn->port_num);
+		ret = rwx_smp_post(c, &rw, conn->qp[RWX_CLIENT], conn->port_num);
 		if (ret != -ETIMEDOUT) {
 			rdma_rwx_ctx_destroy(&rw, conn->qp[RWX_CLIENT],
 					     conn->port_num, &sg, 1,
@@ -1349,6 +1365,8 @@ static void rwx_smp_stress_reset(struct kunit *test)
 	u32 i;
 
 	env = rwx_smp_setup(test);
+	env->live_min = S64_MAX;
+	env->live_max = S64_MIN;
 	rwx_smp_pools_read(env, &pools);
 	KUNIT_ASSERT_EQ(test, rwx_smp_dbg_open(&env->dbg), 0);
 
@@ -1393,10 +1411,10 @@ static int rwx_smp_move_to(int cpu)
  *
  * rwx_bufcache.c takes and gives back a buffer without a preemption
  * window: the hot slot is swapped with one this_cpu_xchg() or
- * this_cpu_cmpxchg(), each a single instruction on this CPU's word (on
- * x86 a %gs-relative xchg/cmpxchg; elsewhere with preemption and
- * interrupts off around it), so a task preempted and migrated just before
- * or after it works on the one CPU's slot it ran on; the stack behind
+ * this_cpu_cmpxchg() (on x86 a %gs-relative read and cmpxchg, the
+ * cmpxchg checking the value again on whichever CPU it runs; elsewhere
+ * with preemption and interrupts off around it), so a task preempted and
+ * migrated in the middle works on the one CPU's slot it ends on; the stack behind
  * the slot is touched only under local_lock_irqsave(), which keeps the
  * task on its CPU (interrupts off) until it has found this_cpu_ptr()'s
  * stack and let go.  A buffer carries no trace of the CPU it came from,
@@ -1453,7 +1471,7 @@ static void rwx_smp_migrate(struct kunit *test)
 			rwx_smp_fail(m, -EINVAL, "a small context of type %#x",
 				     rw.type);
 		if (i % 4 == 0) {	/* every fourth one moves its data */
-			ret = rwx_smp_post(&rw, env->qp, env->port);
+			ret = rwx_smp_post(m, &rw, env->qp, env->port);
 			if (ret == -ETIMEDOUT) {
 				rwx_smp_fail(m, ret, "WRITE timed out");
 				break;
@@ -1495,7 +1513,8 @@ static void rwx_smp_migrate(struct kunit *test)
 		KUNIT_ASSERT_GT(test, rwx_smp_init(m, &rw, &l, DMA_TO_DEVICE), 0);
 		rwx_smp_tally_init(m, &rw, &l, DMA_TO_DEVICE);
 		buf = rw.map.wrs;
-		KUNIT_ASSERT_EQ(test, rwx_smp_move_to(cpu[1]), 0);
+		/* no ASSERT: the context must be destroyed whatever happens */
+		KUNIT_EXPECT_EQ(test, rwx_smp_move_to(cpu[1]), 0);
 		migrate_disable();
 		rdma_rwx_buf_cache_empty_local();
 		rwx_smp_destroy(m, &rw, &l, DMA_TO_DEVICE);

@@ -36,6 +36,8 @@ CPUS_LINE = re.compile(r'rwx-guest: (\d+) of (\d+|\?) CPUs online')
 
 def cpus_result(lines, name, asked):
     """One result: the guest brought up every one of the CPUs asked for."""
+    if asked < 1:
+        return ('fail', f'{name}: CPUs online', 'run-vm.sh did not say how many CPUs the guest was given')
     test = f'{name}: {asked} CPU{"s" if asked != 1 else ""} online'
     for line in lines:
         m = CPUS_LINE.search(line)
@@ -133,7 +135,7 @@ def main():
     ap.add_argument('--case-prefix', default='',
                     help='put before every KUnit case name (tells runs apart)')
     ap.add_argument('--cpus', type=int,
-                    help='CPUs the guest was given: fewer online fails the run')
+                    help='CPUs the guest was given (0: not known, which fails): fewer online fails the run')
     args = ap.parse_args()
 
     results = []
@@ -149,7 +151,7 @@ def main():
     with open(args.log, encoding='utf-8', errors='replace') as f:
         lines = f.readlines()
     splats = find_splats(lines)
-    if args.cpus:
+    if args.cpus is not None:
         results.append(cpus_result(lines, args.name, args.cpus))
     if splats:
         for category, line in splats[:10]:

@@ -55,3 +55,9 @@ initramfs_for() {
 	fi
 	echo "$out"
 }
+
+# vm_cpus_asked OUTDIR: the CPUs run-vm.sh gave the guest of OUTDIR (0 when
+# it did not say), for evaluate-run.py --cpus.
+vm_cpus_asked() {
+	cat "$1/cpus-asked" 2>/dev/null || echo 0
+}

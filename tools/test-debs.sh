@@ -300,7 +300,7 @@ guest() {
 	done < <(grep -E '^(ok|FAIL) ' "$vmout/console.log" 2> /dev/null | sed 's/\r$//')
 	# the run's judgement: exit status, kernel splats (tools/evaluate-run.py)
 	python3 "$RWX_ROOT/tools/evaluate-run.py" --log "$vmout/console.log" --rc "$rc" \
-		--name "$name" > "$work/judgement-$s" 2>&1
+		--name "$name" --cpus "$(vm_cpus_asked "$vmout")" > "$work/judgement-$s" 2>&1
 	while IFS=$'\t' read -r result test detail; do
 		[ "$test" = "$name" ] && test="$name: guest run (exit status)"
 		case $result in

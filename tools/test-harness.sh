@@ -61,6 +61,8 @@ host_tests() {
 		--log "$logs/clean.log" --rc 0 --cpus 2
 	expect_judgement "fewer CPUs online than asked for fails" 1 \
 		$'^fail\tguest: 2 CPUs online\t1 of 2 CPUs came up' --log "$logs/one-cpu.log" --rc 0 --cpus 2
+	expect_judgement "no CPU count from run-vm.sh fails" 1 \
+		$'^fail\tguest: CPUs online\trun-vm.sh did not say' --log "$logs/clean.log" --rc 0 --cpus 0
 	expect_judgement "no CPU count from the guest fails" 1 \
 		$'^fail\tguest: 2 CPUs online\tthe guest did not say' --log "$logs/kasan.log" --rc 0 --cpus 2
 	expect_judgement "KTAP: passing and skipped cases counted" 0 $'^skip\trwx_b.rwx_b_param.siw0' \

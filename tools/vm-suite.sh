@@ -18,10 +18,9 @@ vm_run() {
 	local ktap_args=()
 	[ -n "${VM_KTAP:-}" ] && ktap_args=(--ktap "$out/kunit.ktap" --kunit-py "$KUNIT_PY"
 					   --case-prefix "${VM_CASE_PREFIX:-}")
-	local cpu_args=()
-	[ -f "$out/cpus-asked" ] && cpu_args=(--cpus "$(cat "$out/cpus-asked")")
 	python3 "$RWX_ROOT/tools/evaluate-run.py" --log "$out/console.log" \
-		--rc "$rc" --name "$name" "${ktap_args[@]}" "${cpu_args[@]}" > "$out/judgement"
+		--rc "$rc" --name "$name" "${ktap_args[@]}" --cpus "$(vm_cpus_asked "$out")" \
+		> "$out/judgement"
 }
 
 # vm_record NAME: record the judgement lines of a vm_run as results.

@@ -269,11 +269,13 @@ nvmeof_reconnect_with_qid_max() {
 	return 1
 }
 
-# nvmeof_hotplug_fio CPU: CPU taken offline and back 4 times, a second
-# apart, while fio verify (tools/guest/fio/hotplug.fio) runs pass after
-# pass; each pass verifies, and the CPU is online at the end.
+# nvmeof_hotplug_fio CPU: CPU taken offline and back 4 times while fio
+# verify (tools/guest/fio/hotplug.fio) runs pass after pass; each time it
+# stays offline until the engine has set up contexts meanwhile (I/O in
+# flight across the switch).  Each pass verifies, the CPU is online at
+# the end, and nothing waits unbounded.
 nvmeof_hotplug_fio() {
-	local online=/sys/devices/system/cpu/cpu$1/online pid cycles=0 rc
+	local online=/sys/devices/system/cpu/cpu$1/online pid cycles=0 rc=0 before i
 	[ -w "$online" ] || { echo "nvmeof: smp: CPU $1 cannot be taken offline (no $online)"; return 1; }
 	rm -f /tmp/hotplug-done /tmp/fio-hotplug-*.log
 	(pass=0
@@ -284,26 +286,42 @@ nvmeof_hotplug_fio() {
 	 done) &
 	pid=$!
 	while kill -0 $pid 2>/dev/null && [ $cycles -lt 4 ]; do
+		before=$(engine_contexts)
 		echo 0 > "$online" || { echo "nvmeof: smp: CPU $1 refused to go offline"; break; }
-		sleep 1
+		for i in $(seq 150); do		# 30 s
+			sleep 0.2
+			[ "$(engine_contexts)" -gt "$before" ] && break
+		done
 		echo 1 > "$online" || { echo "nvmeof: smp: CPU $1 refused to come back"; break; }
+		if [ "$(engine_contexts)" -le "$before" ]; then
+			echo "nvmeof: smp: no engine context set up in 30 s while CPU $1 was offline"
+			break
+		fi
 		cycles=$((cycles + 1))
-		sleep 1
+		sleep 0.5
 	done
 	touch /tmp/hotplug-done
 	[ "$(cat "$online")" = 1 ] || echo 1 > "$online"
-	wait $pid
-	rc=$?
+	for i in $(seq 300); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 $pid 2>/dev/null; then
+		echo "nvmeof: smp: fio still running 300 s after the last CPU switch: hung"
+		pkill -KILL -x fio
+		rc=1
+	fi
+	wait $pid || rc=1
 	cat /tmp/fio-hotplug-*.log
 	if [ $rc != 0 ]; then
 		echo "nvmeof: smp: fio verify failed while CPU $1 went offline and back"
 		return 1
 	fi
 	if [ "$(cat "$online")" != 1 ] || [ $cycles != 4 ]; then
-		echo "nvmeof: smp: CPU $1 offline and back $cycles times of 4 during fio, online now: $(cat "$online")"
+		echo "nvmeof: smp: CPU $1 offline and back $cycles times of 4 under I/O, online now: $(cat "$online")"
 		return 1
 	fi
-	echo "nvmeof: smp: CPU $1 taken offline and back 4 times during fio verify ($(ls /tmp/fio-hotplug-*.log | wc -l) passes), data verified"
+	echo "nvmeof: smp: CPU $1 taken offline and back 4 times, engine contexts set up while it was offline each time, fio verify passed ($(ls /tmp/fio-hotplug-*.log | wc -l) passes)"
 }
 
 # nvmeof_smp_run: with every online CPU (at least 2): one I/O queue per

@@ -117,7 +117,6 @@ qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
 	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
 	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &
 qemu_pid=$!
-echo "$smp" > "$outdir/cpus-asked"
 
 deadline=$(( $(date +%s) + timeout_s ))
 timed_out=0
@@ -130,6 +129,9 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 done
 cleanup
 qemu_pid=""
+# For the judgement (evaluate-run.py --cpus), written once the guest, which
+# can write to $outdir, is gone.
+echo "$smp" > "$outdir/cpus-asked"
 
 if [ "$timed_out" = 1 ]; then
 	echo "run-vm: guest timed out after ${timeout_s}s (see $log)" >&2
