@@ -91,34 +91,6 @@ static const struct rwx_test_dev rwx_smp_churn_dev = {
 	.name = "tdev-churn", .caps = &rwx_tdev_sge3_rd2,
 };
 
-/* The stress runs on the test device and on rxe0. */
-static const struct rwx_test_dev *const rwx_smp_devs[] = {
-	&rwx_smp_tdev, &rwx_test_devs[0],
-};
-
-static const void *rwx_smp_dev_gen_params(const void *prev, char *desc)
-{
-	u32 i = 0;
-
-	if (prev) {
-		while (i < ARRAY_SIZE(rwx_smp_devs) && rwx_smp_devs[i] != prev)
-			i++;
-		i++;
-	}
-	if (i >= ARRAY_SIZE(rwx_smp_devs))
-		return NULL;
-	rwx_test_dev_desc(rwx_smp_devs[i], desc);
-	return rwx_smp_devs[i];
-}
-
-static const void *rwx_smp_tdev_gen_params(const void *prev, char *desc)
-{
-	if (prev)
-		return NULL;
-	rwx_test_dev_desc(&rwx_smp_tdev, desc);
-	return &rwx_smp_tdev;
-}
-
 /* What one worker's list is: which kind, and its extent. */
 enum rwx_smp_kind {
 	RWX_SMP_SINGLE,		/* one entry */
@@ -1137,9 +1109,9 @@ static void rwx_smp_worker_prepare(struct kunit *test, struct rwx_smp_env *env,
  * The case's state on the fixture's connection; on the test device also
  * the signature QPs, whose pool has one MR for every worker to share.
  */
-static struct rwx_smp_env *rwx_smp_setup(struct kunit *test)
+static struct rwx_smp_env *rwx_smp_setup(struct kunit *test,
+					 const struct rwx_test_dev *tdev)
 {
-	const struct rwx_test_dev *tdev = test->param_value;
 	struct rwx_smp_env *env;
 	unsigned int i;
 
@@ -1281,7 +1253,8 @@ static void rwx_smp_run(struct kunit *test, struct rwx_smp_env *env,
  * counters are then retired (its removal's first step) and the global sum
  * still holds every count once they are folded.
  */
-static void rwx_smp_stress(struct kunit *test)
+static void rwx_smp_stress(struct kunit *test,
+			   const struct rwx_test_dev *dev)
 {
 	struct rwx_smp_tally bufs = {};
 	struct rwx_counts dc, nodev, total;
@@ -1291,7 +1264,7 @@ static void rwx_smp_stress(struct kunit *test)
 	ktime_t start = ktime_get();
 	u32 i;
 
-	env = rwx_smp_setup(test);
+	env = rwx_smp_setup(test, dev);
 	rwx_smp_pools_read(env, &pools);
 	KUNIT_ASSERT_EQ(test, rwx_smp_dbg_open(&env->dbg), 0);
 	rwx_counts_start(test, &dc, env->dev);
@@ -1320,7 +1293,7 @@ static void rwx_smp_stress(struct kunit *test)
 		KUNIT_EXPECT_GT(test, bufs.cached, 0ULL);
 		KUNIT_EXPECT_GT(test, bufs.uncached, 0ULL);
 	}
-	/* Short: 6.1 keeps 512 bytes of a case's log for every parameter. */
+	/* Short: 6.1 keeps 512 bytes of a case's log. */
 	kunit_info(test, "%llu ctx: %llu single, %llu multi (%llu cached), %llu MR, %llu sig, %llu bvec; %llu EAGAIN; %u reads, %u devs; %lld ms",
 		   dc.d[RWX_CNT_DESTROY], dc.d[RWX_CNT_INIT_SGE_SINGLE],
 		   dc.d[RWX_CNT_INIT_SGE_MULTI], bufs.cached,
@@ -1356,7 +1329,8 @@ static void rwx_smp_stress(struct kunit *test)
  * gone, contexts_live is 0 in the device's file and in the global one,
  * and after one more reset every count of the device is 0.
  */
-static void rwx_smp_stress_reset(struct kunit *test)
+static void rwx_smp_stress_reset(struct kunit *test,
+				 const struct rwx_test_dev *dev)
 {
 	struct rwx_smp_pools pools;
 	struct rwx_smp_env *env;
@@ -1364,7 +1338,7 @@ static void rwx_smp_stress_reset(struct kunit *test)
 	ktime_t start = ktime_get();
 	u32 i;
 
-	env = rwx_smp_setup(test);
+	env = rwx_smp_setup(test, dev);
 	env->live_min = S64_MAX;
 	env->live_max = S64_MIN;
 	rwx_smp_pools_read(env, &pools);
@@ -1420,7 +1394,8 @@ static int rwx_smp_move_to(int cpu)
  * stack and let go.  A buffer carries no trace of the CPU it came from,
  * so giving it back elsewhere is as good as here.
  */
-static void rwx_smp_migrate(struct kunit *test)
+static void rwx_smp_migrate(struct kunit *test,
+			    const struct rwx_test_dev *dev)
 {
 	struct rwx_smp_worker *m;
 	struct rwx_smp_pools pools;
@@ -1435,7 +1410,7 @@ static void rwx_smp_migrate(struct kunit *test)
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU online: nothing to migrate to");
-	env = rwx_smp_setup(test);
+	env = rwx_smp_setup(test, dev);
 	env->kinds = rwx_smp_small_kinds;
 	env->nr_kinds = ARRAY_SIZE(rwx_smp_small_kinds);
 	m = &env->workers[env->nr_workers];	/* this thread's */
@@ -1569,7 +1544,8 @@ static void rwx_smp_hotplug_frees_cache(struct kunit *test,
  * balance exactly and the pools are full.  Then, quiet, CPU 1's cached
  * buffers are freed when it goes offline (rwx_smp_hotplug_frees_cache()).
  */
-static void rwx_smp_hotplug(struct kunit *test)
+static void rwx_smp_hotplug(struct kunit *test,
+			    const struct rwx_test_dev *dev)
 {
 #ifdef CONFIG_HOTPLUG_CPU
 	struct rwx_smp_pools pools;
@@ -1582,7 +1558,7 @@ static void rwx_smp_hotplug(struct kunit *test)
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU online: none to take offline");
 	KUNIT_ASSERT_TRUE_MSG(test, cpu_online(1), "CPU 1 is not online");
-	env = rwx_smp_setup(test);
+	env = rwx_smp_setup(test, dev);
 	rwx_smp_pools_read(env, &pools);
 	rwx_counts_start(test, &dc, env->dev);
 	for (i = 0; i < 2; i++) {
@@ -1633,11 +1609,69 @@ static void rwx_smp_hotplug(struct kunit *test)
 #endif
 }
 
+/*
+ * One device per case, as its one parameter (the suite's init connects on
+ * the parameter's device): 6.1's KUnit keeps only the last parameter's
+ * lines in a case's log, so the results of any other would not reach the
+ * KTAP.  The stress runs on the test device and on rxe0; the rest on the
+ * test device.
+ */
+static const void *rwx_smp_one_param(const void *prev, char *desc,
+				     const struct rwx_test_dev *dev)
+{
+	if (prev)
+		return NULL;
+	rwx_test_dev_desc(dev, desc);
+	return dev;
+}
+
+static const void *rwx_smp_tdev_param(const void *prev, char *desc)
+{
+	return rwx_smp_one_param(prev, desc, &rwx_smp_tdev);
+}
+
+static const void *rwx_smp_rxe_param(const void *prev, char *desc)
+{
+	return rwx_smp_one_param(prev, desc, &rwx_test_devs[0]);
+}
+
+static void rwx_smp_stress_tdev(struct kunit *test)
+{
+	rwx_smp_stress(test, test->param_value);
+}
+
+static void rwx_smp_stress_rxe(struct kunit *test)
+{
+	rwx_smp_stress(test, test->param_value);
+}
+
+static void rwx_smp_stress_reset_tdev(struct kunit *test)
+{
+	rwx_smp_stress_reset(test, test->param_value);
+}
+
+static void rwx_smp_stress_reset_rxe(struct kunit *test)
+{
+	rwx_smp_stress_reset(test, test->param_value);
+}
+
+static void rwx_smp_migrate_tdev(struct kunit *test)
+{
+	rwx_smp_migrate(test, test->param_value);
+}
+
+static void rwx_smp_hotplug_tdev(struct kunit *test)
+{
+	rwx_smp_hotplug(test, test->param_value);
+}
+
 static struct kunit_case rwx_smp_cases[] = {
-	KUNIT_CASE_PARAM(rwx_smp_stress, rwx_smp_dev_gen_params),
-	KUNIT_CASE_PARAM(rwx_smp_stress_reset, rwx_smp_dev_gen_params),
-	KUNIT_CASE_PARAM(rwx_smp_migrate, rwx_smp_tdev_gen_params),
-	KUNIT_CASE_PARAM(rwx_smp_hotplug, rwx_smp_tdev_gen_params),
+	KUNIT_CASE_PARAM(rwx_smp_stress_tdev, rwx_smp_tdev_param),
+	KUNIT_CASE_PARAM(rwx_smp_stress_rxe, rwx_smp_rxe_param),
+	KUNIT_CASE_PARAM(rwx_smp_stress_reset_tdev, rwx_smp_tdev_param),
+	KUNIT_CASE_PARAM(rwx_smp_stress_reset_rxe, rwx_smp_rxe_param),
+	KUNIT_CASE_PARAM(rwx_smp_migrate_tdev, rwx_smp_tdev_param),
+	KUNIT_CASE_PARAM(rwx_smp_hotplug_tdev, rwx_smp_tdev_param),
 	{}
 };
 

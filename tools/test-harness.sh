@@ -69,6 +69,13 @@ host_tests() {
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-pass.ktap" --kunit-py "$kunit_py"
 	expect_judgement "KTAP: two suites merged, every case reported" 0 $'^pass\trwx_a.rwx_a_case' \
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-pass.ktap" --kunit-py "$kunit_py"
+	# 6.1's results of parameterised cases (the last parameter's line
+	# alone): every suite after them must still be judged.
+	expect_judgement "KTAP (6.1): a suite after headless parameters is judged" 1 \
+		$'^fail\trwx_b.rwx_b_param\tKUnit test case FAIL' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-61-params.ktap" --kunit-py "$kunit_py"
+	expect_judgement "KTAP (6.1): its other cases too" 1 $'^pass\trwx_b.rwx_b_plain' \
+		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-61-params.ktap" --kunit-py "$kunit_py"
 	expect_judgement "KTAP: failing assertion fails by name" 1 $'^fail\trwx_demo.rwx_demo_fails\tKUnit test case FAIL' \
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-fail.ktap" --kunit-py "$kunit_py"
 	expect_judgement "KTAP: truncated suite fails" 1 $'^fail\trwx_crash.case 2 \\(no result line\\)\tKUnit test case ERROR' \
