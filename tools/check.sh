@@ -248,9 +248,10 @@ other_lane() {
 	# NVMe-oF through the engine: SGE path on rxe, MR path on rxe
 	# (force_mr), both on siw (iWARP: host writes are RDMA READs, which
 	# need MRs).
-	# With RWX_SMP=1, each also runs I/O on every CPU, changes the queue
-	# count by reconnects and takes a CPU offline and back under I/O.
-	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge -e RWX_SMP=1
+	# With RWX_SMP=1 (here the MR path; the SGE path on both stock
+	# kernels) a run also does I/O on every CPU, changes the queue count by
+	# reconnects and takes a CPU offline and back under I/O.
+	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge
 	# Those two with no in-capsule data, so that every host write, down to
 	# 512 B, is an RDMA READ of the target's.
 	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
