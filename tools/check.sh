@@ -275,13 +275,14 @@ else
 	fail "harness-vm" "no test kernel or test modules"
 fi
 [ -n "$kunit_pid" ] && wait "$kunit_pid"
-# librdmarwx on the 6.1 test kernel's Soft-RoCE, alone: rwx_perf's client
-# and server busy-poll, one on each vCPU, and beside the other lane's guest
-# the run went past 900 s (the debug kernel runs them about eight times
-# slower than the stock one).
+# librdmarwx on the 6.1 test kernel's Soft-RoCE, alone and on one CPU:
+# with two, rwx_perf's busy-polling client and server (perf-smoke.sh) ran
+# past 900 s in make check and past 5 min on their first 1000 WRITEs run
+# alone, not yet understood (the debug kernel runs these tests about eight
+# times slower than the stock one; on Debian's 6.12 they run on two CPUs).
 if [ "$test61_mods_ok" = 0 ] && [ "$vmtest_ok" = 0 ]; then
-	vm_run userspace-vm-6.1 "$KBUILD61/arch/x86/boot/bzImage" "$(initramfs_for)" \
-		"$RWX_ROOT/userspace/tests/vm/guest.sh" 1200
+	RWX_QEMU_SMP=1 vm_run userspace-vm-6.1 "$KBUILD61/arch/x86/boot/bzImage" \
+		"$(initramfs_for)" "$RWX_ROOT/userspace/tests/vm/guest.sh" 1200
 fi
 
 suite kunit
