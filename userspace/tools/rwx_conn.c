@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rdma_cm endpoints for the tools and the Soft-RoCE test (rwx_conn.h). */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,42 @@ void rwx_conn_close(struct rwx_conn *c)
 	if (c->id)
 		rdma_destroy_ep(c->id);
 	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * A receiver that disconnects as soon as it has the last message moves its
+ * QP to the error state, possibly before its responder has acknowledged
+ * that message.  Linux 6.1's rxe then drops the ACK (rxe_xmit_packet()
+ * sends nothing from a responder that is not ready; 6.12 only checks for
+ * RTR), and retries a lost ACK forever at retry_cnt 7, librdmacm's default:
+ * the sender's last completion never comes.  So the receiver lets the last
+ * sender, whose completions are all in, disconnect first.  rdma_disconnect()
+ * is not called afterwards: in sync mode it would wait for a second
+ * DISCONNECTED event; rdma_destroy_ep() answers the peer's request.
+ */
+int rwx_conn_await_disconnect(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = id->channel->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int ret, type;
+
+	do {
+		ret = poll(&pfd, 1, timeout_ms);
+	} while (ret < 0 && errno == EINTR);
+	if (ret <= 0) {
+		if (!ret)
+			errno = ETIMEDOUT;
+		return -1;
+	}
+	if (rdma_get_cm_event(id->channel, &ev))
+		return -1;
+	type = ev->event;
+	rdma_ack_cm_event(ev);
+	if (type != RDMA_CM_EVENT_DISCONNECTED) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
 }
 
 void *rwx_accept_one(void *arg)

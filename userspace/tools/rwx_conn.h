@@ -28,6 +28,15 @@ struct rwx_accept {
 	int ret, err;			/* out: 0, or -1 and errno */
 };
 
+/*
+ * Waits up to @timeout_ms for the peer of the connected sync-mode @id to
+ * disconnect (RDMA_CM_EVENT_DISCONNECTED on @id's own channel).  The side
+ * that received the last message calls this instead of disconnecting
+ * itself: see rwx_conn.c.  0, or -1 with errno (ETIMEDOUT, or EPROTO for
+ * another event).
+ */
+int rwx_conn_await_disconnect(struct rdma_cm_id *id, int timeout_ms);
+
 /* pthread start routine: rdma_get_request(), then rdma_accept(). */
 void *rwx_accept_one(void *arg);
 

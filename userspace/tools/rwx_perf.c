@@ -9,6 +9,7 @@
  * answers with its buffer's address and rkey in the accept private data.
  * For WRITE/READ the server is passive and waits for a final zero-length
  * SEND; for SEND it keeps receives posted until all messages arrived.
+ * The client, which sends last, disconnects first (rwx_conn.c says why).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -21,6 +22,9 @@
 
 #include "rwx_conn.h"
 #include "rwx_perf.h"
+
+/* ms the server waits for the client to disconnect after the last message */
+#define PERF_CLOSE_WAIT_MS	60000
 
 struct wire_cfg {		/* client -> server, network order */
 	uint32_t op, all, size, iters, tx_depth;
@@ -329,7 +333,11 @@ static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 	}
 	printf("rwx_perf: %s test with client %s\n", rwx_perf_op_name(o->op),
 	       ret ? "failed" : "done");
-	rdma_disconnect(id);
+	/* The client sent last: it disconnects once its sends completed. */
+	if (ret)
+		rdma_disconnect(id);
+	else if (rwx_conn_await_disconnect(id, PERF_CLOSE_WAIT_MS))
+		ret = die("waiting for the client to disconnect");
 out:
 	rwx_conn_close(&c);
 	return ret;

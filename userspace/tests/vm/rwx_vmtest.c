@@ -1996,8 +1996,15 @@ static int interop(int server, const char *port)
 			(setwhy("receive buffer not written"), 0)));
 		printf("# %s: reply %02x%02x%02x%02x...\n", who, recvb[0],
 		       recvb[1], recvb[2], recvb[3]);
+		/* rdma_server sent last: it disconnects first (rwx_conn.c). */
+		snprintf(name, sizeof(name),
+			 "%s: rdma_server disconnects after its reply", who);
+		r = rwx_conn_await_disconnect(id, 30000);
+		setwhy("%s", strerror(errno));
+		expect(name, r == 0);
+	} else {
+		rdma_disconnect(id);
 	}
-	rdma_disconnect(id);
 done:
 	if (rmr)
 		rdma_dereg_mr(rmr);
