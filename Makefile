@@ -9,8 +9,10 @@
 #   make deps         install build and test dependencies from Debian's archive
 #   make docs         API reference from the kernel-doc comments, in build/Documentation
 #   make bench        RW context cost, rdma_rwx against ib_core, in a QEMU guest
-#   make ulps         the kernel's nvmet-rdma and ib_isert, from Debian's
-#                     linux-source, built to run on the engine (build/ulps)
+#   make ulps         the kernel's users of rdma_rw (nvmet-rdma, ib_isert,
+#                     ib_srpt, rpcrdma; ksmbd where SMB Direct is on), from
+#                     Debian's linux-source, built to run on the engine
+#                     (build/ulps)
 
 # Default KDIR: the running kernel's headers when installed, else the newest
 # installed Debian 6.12 headers.

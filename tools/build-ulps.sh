@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Build the kernel's own RDMA target ULPs - nvmet-rdma (NVMe-oF) and
-# ib_isert (iSER) - from Debian's linux-source package, unmodified, with
-# their rdma_rw_* calls going through the engine (include/rdma/rwx_rw.h is
-# force-included), as out-of-tree modules of the same names.
+# Build the kernel's own users of the rdma_rw API - nvmet-rdma (NVMe-oF),
+# ib_isert (iSER), ib_srpt (SRP), rpcrdma (NFS/RDMA: svcrdma and the
+# client transport) and ksmbd (SMB Direct) - from Debian's linux-source
+# package, unmodified, with their rdma_rw_* calls going through the engine
+# (include/rdma/rwx_rw.h is force-included), as out-of-tree modules of the
+# same names.
 #
 # usage: build-ulps.sh KDIR ENGINE_BUILD OUTDIR [ULP...]
 #   KDIR          the kernel build tree (Debian's linux-headers-*, or a
 #                 build tree whose "source" link holds the full source)
 #   ENGINE_BUILD  the directory holding the engine's Module.symvers
 #   OUTDIR        gets OUTDIR/<ulp>/<ulp>.ko and its build log
-#   ULP           nvmet-rdma and/or ib_isert (default: both)
+#   ULP           any of the five (default: every one KDIR's configuration
+#                 has; ksmbd needs CONFIG_SMB_SERVER_SMBDIRECT, which
+#                 Debian's own kernels leave off: then it is not built, and
+#                 the script says so)
 #
 # The ULP source comes from the kernel tree when KDIR has one, else from
 # /usr/src/linux-source-<major.minor>.tar.xz (package linux-source-<x.y>),
@@ -20,7 +25,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${RWX_CACHE:-/var/cache/rdma-rwx}
 kdir=$1 engine=$2 out=$3
 shift 3
-ulps=${*:-nvmet-rdma ib_isert}
+all_ulps="nvmet-rdma ib_isert ib_srpt rpcrdma ksmbd"
+ulps=${*:-$all_ulps}
 
 die() { echo "build-ulps: $*" >&2; exit 1; }
 
@@ -30,15 +36,43 @@ release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kdir/include/generate
 [ -n "$release" ] || die "cannot read the kernel release of $kdir"
 series=$(echo "$release" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 
-# ulp_files NAME: "source-dir module-objects files..." of one ULP; a file
+# ulp_files NAME: "source-dir module-objects files..." of one ULP.  A file
 # given as FROM=TO is copied under another name (a composite module cannot
-# have an object of its own name).
+# have an object of its own name).  Module objects "Makefile": the whole
+# directory is copied (files "*") and its own Makefile builds the module,
+# plus the directories named after it (ksmbd includes "../common/").
 ulp_files() {
 	case $1 in
 	nvmet-rdma) echo "drivers/nvme/target rdma.o rdma.c nvmet.h" ;;
 	ib_isert) echo "drivers/infiniband/ulp/isert isert.o ib_isert.c=isert.c ib_isert.h" ;;
-	*) die "unknown ULP '$1' (known: nvmet-rdma ib_isert)" ;;
+	ib_srpt) echo "drivers/infiniband/ulp/srpt srpt.o ib_srpt.c=srpt.c ib_srpt.h ib_dm_mad.h" ;;
+	rpcrdma) echo "net/sunrpc/xprtrdma Makefile *" ;;
+	ksmbd) echo "fs/smb/server Makefile * fs/smb/common" ;;
+	*) die "unknown ULP '$1' (known: $all_ulps)" ;;
 	esac
+}
+
+# ulp_config NAME: the kernel option without which NAME has no rdma_rw
+# calls to take over.
+ulp_config() {
+	case $1 in
+	nvmet-rdma) echo CONFIG_NVME_TARGET_RDMA ;;
+	ib_isert) echo CONFIG_INFINIBAND_ISERT ;;
+	ib_srpt) echo CONFIG_INFINIBAND_SRPT ;;
+	rpcrdma) echo CONFIG_SUNRPC_XPRT_RDMA ;;
+	ksmbd) echo CONFIG_SMB_SERVER_SMBDIRECT ;;
+	esac
+}
+
+# The source directories every ULP needs, unpacked from the source package.
+src_dirs() {
+	local ulp dirs=""
+	for ulp in $all_ulps; do
+		read -r subdir objs files <<< "$(ulp_files "$ulp")"
+		dirs="$dirs $subdir"
+		[ "$objs" = Makefile ] && dirs="$dirs ${files#\*}"
+	done
+	echo $dirs
 }
 
 # The ULP sources: the build tree's own source, else the source package's.
@@ -59,14 +93,15 @@ source_tree() {
 			die "linux-source-$series is $ver but $pkg is $kver: install the matching versions"
 	fi
 	dir=$cache/src/ulp-linux-source-${series}_$ver
-	if [ ! -f "$dir/.done" ]; then
+	# .done lists what was unpacked: a new ULP unpacks again.
+	if [ "$(cat "$dir/.done" 2> /dev/null)" != "$(src_dirs)" ]; then
 		echo "build-ulps: unpacking the ULP sources of linux-source-$series $ver" >&2
 		rm -rf "$dir"
 		mkdir -p "$dir"
+		# shellcheck disable=SC2046
 		tar -C "$dir" --strip-components=1 -xf "$tarball" \
-			"linux-source-$series/drivers/nvme/target" \
-			"linux-source-$series/drivers/infiniband/ulp/isert"
-		touch "$dir/.done"
+			$(for d in $(src_dirs); do echo "linux-source-$series/$d"; done)
+		src_dirs > "$dir/.done"
 	fi
 	echo "$dir"
 }
@@ -83,30 +118,72 @@ check_on_engine() {
 		modinfo -F depends "$1" | tr , '\n' | grep -qx rdma_rwx
 }
 
+# rwx_kbuild ULP DIR OBJS: the Kbuild of a ULP copied into DIR.  rwx_rw.h
+# is force-included only into the files that call rdma_rw_*, each after
+# its own pr_fmt (unless the file #undefs it first): rwx_rw.h pulls in
+# printk.h, and the file's later identical #define is then no
+# redefinition.
+rwx_kbuild() {
+	local ulp=$1 dir=$2 objs=$3 c name
+	echo "# Generated by tools/build-ulps.sh: $ulp from $src, on rdma_rwx."
+	echo "ccflags-y += -I\$(src)/rwx-include"
+	for c in "$dir"/*.c; do
+		grep -q 'rdma_rw_' "$c" || continue
+		name=$(basename "$c" .c)
+		: > "$dir/rwx_prefix_$name.h"
+		grep -q '^#undef pr_fmt' "$c" ||
+			grep -m 1 '^#define pr_fmt' "$c" > "$dir/rwx_prefix_$name.h" || true
+		echo "CFLAGS_$name.o += -include \$(src)/rwx_prefix_$name.h" \
+		     "-include \$(src)/rwx-include/rdma/rwx_rw.h"
+	done
+	if [ "$objs" = Makefile ]; then
+		echo "include \$(src)/Makefile"
+		echo "$ulp-y += rwx_ulp_info.o"
+	else
+		echo "obj-m += $ulp.o"
+		echo "$ulp-y := $objs rwx_ulp_info.o"
+	fi
+}
+
+# copy_ulp ULP: its sources into $out/ULP; prints the directory to build.
+copy_ulp() {
+	local ulp=$1 dir=$out/$1 subdir objs files f
+	read -r subdir objs files <<< "$(ulp_files "$ulp")"
+	rm -rf "$dir"
+	if [ "$objs" = Makefile ]; then
+		# The directory and its siblings keep their relative places.
+		for f in $subdir ${files#\*}; do
+			mkdir -p "$dir/$(basename "$f")"
+			cp -a "$src/$f/." "$dir/$(basename "$f")/"
+		done
+		dir=$dir/$(basename "$subdir")
+	else
+		mkdir -p "$dir"
+		for f in $files; do
+			cp "$src/$subdir/${f%%=*}" "$dir/${f#*=}"
+		done
+	fi
+	mkdir -p "$dir/rwx-include/rdma"
+	cp "$root/include/rdma/rwx.h" "$root/include/rdma/rwx_rw.h" "$dir/rwx-include/rdma/"
+	rwx_kbuild "$ulp" "$dir" "$objs" > "$dir/Kbuild"
+	cp "$root/drivers/ulp/rwx_ulp_info.c" "$dir/"
+	echo "$dir"
+}
+
 src=$(source_tree)
 mkdir -p "$out"
 out=$(realpath "$out")
 for ulp in $ulps; do
-	read -r subdir objs files <<< "$(ulp_files "$ulp")"
-	dir=$out/$ulp
-	rm -rf "$dir"
-	mkdir -p "$dir/include/rdma"
-	for f in $files; do
-		cp "$src/$subdir/${f%%=*}" "$dir/${f#*=}"
-	done
-	cp "$root/include/rdma/rwx.h" "$root/include/rdma/rwx_rw.h" "$dir/include/rdma/"
-	cp "$root/drivers/ulp/rwx_ulp_info.c" "$dir/"
-	# The ULP's own pr_fmt ahead of rwx_rw.h, which pulls in printk.h: its
-	# later identical #define is then no redefinition.
-	main=${files%% *}
-	grep -m 1 '^#define pr_fmt' "$dir/${main#*=}" > "$dir/rwx_ulp_prefix.h" || true
-	cat > "$dir/Kbuild" <<-EOF
-	# Generated by tools/build-ulps.sh: $ulp from $src, on rdma_rwx.
-	ccflags-y += -I\$(src)/include -include \$(src)/rwx_ulp_prefix.h \\
-		     -include \$(src)/include/rdma/rwx_rw.h
-	obj-m += $ulp.o
-	$ulp-y := $objs rwx_ulp_info.o
-	EOF
+	ulp_files "$ulp" > /dev/null	# dies on an unknown name
+	opt=$(ulp_config "$ulp")
+	if ! grep -Eq "^$opt=[ym]" "$kdir/.config"; then
+		[ $# -eq 0 ] || die "$ulp: $opt is off in $release"
+		echo "build-ulps: $ulp not built: $opt is off in $release" \
+		     "(Debian's own kernels build ksmbd without SMB Direct)"
+		rm -rf "${out:?}/$ulp"
+		continue
+	fi
+	dir=$(copy_ulp "$ulp")
 	if ! make -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$(realpath "$engine")/Module.symvers" \
 			modules > "$dir/build.log" 2>&1; then
 		cat "$dir/build.log" >&2
@@ -115,6 +192,7 @@ for ulp in $ulps; do
 	if grep -E 'warning:' "$dir/build.log" >&2; then
 		die "$ulp built with warnings against $kdir (above)"
 	fi
-	check_on_engine "$dir/$ulp.ko" || die "$ulp.ko does not run on the engine"
-	echo "build-ulps: $dir/$ulp.ko ($release, source $src)"
+	[ "$dir" = "$out/$ulp" ] || ln -sf "${dir#"$out/$ulp/"}/$ulp.ko" "$out/$ulp/$ulp.ko"
+	check_on_engine "$out/$ulp/$ulp.ko" || die "$ulp.ko does not run on the engine"
+	echo "build-ulps: $out/$ulp/$ulp.ko ($release, source $src)"
 done
