@@ -38,6 +38,26 @@ engine_no_errors() {
 	return $rc
 }
 
+# engine_expect_paths sge|mr|sge+mr: the contexts the engine set up took
+# that path (and only it), and none failed.
+engine_expect_paths() {
+	local sge mr
+	sge=$(($(engine_counter init_sge_single) + $(engine_counter init_sge_multi)))
+	mr=$(engine_counter init_mr)
+	case $1 in
+	sge) [ "$sge" -gt 0 ] && [ "$mr" = 0 ] ;;
+	mr) [ "$mr" -gt 0 ] && [ "$sge" = 0 ] ;;
+	sge+mr) [ "$sge" -gt 0 ] && [ "$mr" -gt 0 ] ;;
+	*) false ;;
+	esac || {
+		echo "${RWX_LOG_PREFIX:-nvmeof}: engine paths: $sge SGE and $mr MR contexts, expected $1"
+		return 1
+	}
+	engine_no_errors || return 1
+	echo "${RWX_LOG_PREFIX:-nvmeof}: engine paths as expected ($1): $sge SGE contexts," \
+	     "$mr MR contexts ($(engine_counter mrs_registered) MRs)"
+}
+
 # The kernel's own modules from RWX_MODROOT (a modules_install root), over
 # the host's /lib/modules; without RWX_MODROOT the host's serve.
 bind_modroot() {

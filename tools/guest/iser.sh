@@ -24,6 +24,7 @@ set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 RWX_LOG_PREFIX=iser
 . "$RWX_ROOT/tools/guest/engine-lib.sh"
+. "$RWX_ROOT/tools/guest/ulp-lib.sh"
 
 TGT_IQN=iqn.2003-01.org.linux-iscsi.rwx:iser-target
 INI_IQN=iqn.2003-01.org.linux-iscsi.rwx:iser-initiator
@@ -35,50 +36,13 @@ CFS_TPG=/sys/kernel/config/target/iscsi/$TGT_IQN/tpgt_1
 OUT=${RWX_OUT:-/tmp}
 STATE=/tmp/iser
 SIZE_MB=${ISER_FIO_SIZE:-32}
-usec() { echo $(( ${EPOCHREALTIME/./} )); }
-T0=$(usec)
-say() {
-	local ms=$(( ($(usec) - T0) / 1000 ))
-	echo "iser: [$(( ms / 1000 )).$(( ms % 1000 / 100 ))s] $*"
-}
 
 diagnose() {
-	echo "iser: --- diagnostics"
 	iscsiadm -m session -P 3 2>&1 | sed 's/^/iser:   session: /' || true
 	[ -f "$OUT/iscsid.log" ] && tail -n 40 "$OUT/iscsid.log" | sed 's/^/iser:   iscsid: /'
 	[ -f "$STATE/targetcli.log" ] && tail -n 20 "$STATE/targetcli.log" | sed 's/^/iser:   targetcli: /'
 	rdma link show 2>&1 | sed 's/^/iser:   /'
 	dmesg | grep -iE 'isert|iser|iscsi|rxe|target|scsi' | tail -n 40 | sed 's/^/iser:   dmesg: /'
-}
-die() {
-	echo "iser: FAILED $*"
-	diagnose
-	exit 1
-}
-run() {	# run CMD...: run it, die with its output on failure
-	local out
-	if ! out=$("$@" 2>&1); then
-		printf '%s\n' "$out" | tail -n 20 | sed 's/^/iser:   /'
-		die "$*"
-	fi
-	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/iser:   /'
-	return 0
-}
-# rmmod_wait MOD...: references drop asynchronously after a teardown
-rmmod_wait() {	# (builtins only: every process costs under TCG)
-	local m t
-	for m in "$@"; do
-		[ -e "/sys/module/$m/initstate" ] || continue
-		t=$(usec)
-		for _ in {1..50}; do
-			rmmod "$m" 2>/dev/null && break
-			sleep 0.2
-		done
-		[ -e "/sys/module/$m/initstate" ] && die "rmmod $m: $(grep "^$m " /proc/modules)"
-		t=$(( ($(usec) - t) / 1000 ))
-		[ $t -ge 500 ] && echo "iser:   rmmod $m took $t ms"
-	done
-	return 0
 }
 
 # --- writable state over the read-only root
@@ -108,32 +72,12 @@ export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$STATE/dbus.sock
 
 # --- modules and the RDMA device
 say "loading modules"
-bind_modroot || die "bind mount over /lib/modules"
-kmemleak_start
-run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
-[ -b /dev/nullb0 ] || die "no /dev/nullb0"
-run modprobe ib_core
-run modprobe rdma_cm
-rdma_setup rxe >/dev/null || die "rdma_setup rxe"
-say "rdma: $(rdma link show | tr '\n' ' ')"
-if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
-	say "insmod $RWX_ENGINE_MODULE"
-	run insmod "$RWX_ENGINE_MODULE"
-fi
+setup_rdma_engine
 run modprobe target_core_mod
 run modprobe target_core_iblock
 run modprobe iscsi_target_mod
-if [ -n "${ISERT_MODULE:-}" ]; then
-	isert_name=$(modinfo -F name "$ISERT_MODULE") || die "modinfo $ISERT_MODULE"
-	for dep in $(modinfo -F depends "$ISERT_MODULE" | tr , ' '); do
-		grep -q "^$dep " /proc/modules || run modprobe "$dep"
-	done
-	say "insmod $ISERT_MODULE"
-	run insmod "$ISERT_MODULE"
-else
-	isert_name=ib_isert
-	run modprobe ib_isert
-fi
+load_ulp "${ISERT_MODULE:-}" ib_isert
+isert_name=$ULP_NAME
 run modprobe ib_iser
 # No udev in the guest: the SCSI disk driver is not autoloaded.
 run modprobe sd_mod
@@ -194,18 +138,7 @@ printf 'iser:   %s\n' "$sessions"
 case $sessions in iser:*) ;; *) die "the session is not on the iser transport" ;; esac
 dmesg | grep -q 'iSCSI Initiator over iSER' || die "no iSER SCSI host in dmesg"
 
-dev=""
-for _ in $(seq 150); do
-	for b in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
-		[ -e "$b" ] && dev=/dev/$(basename "$b")
-	done
-	[ -n "$dev" ] && [ -b "$dev" ] && break
-	dev=""
-	sleep 0.2
-done
-[ -n "$dev" ] || die "no SCSI disk appeared after login"
-sys=/sys/block/${dev#/dev/}
-say "disk $dev: $(cat "$sys/size") sectors, $(cat "$sys/device/vendor") $(cat "$sys/device/model")"
+wait_scsi_disk '/sys/class/iscsi_session/session*/device/target*/*/block/*'
 # Runtime PM stays on for the initiator's SCSI target and disk.  Debian's
 # 6.1 can find the target's runtime-PM idle work still queued when logout
 # removes the target, and flushes it from the iSCSI control workqueue
@@ -221,38 +154,12 @@ say "runtime PM held on for $held initiator SCSI devices"
 
 # --- data: fio with crc32c verification
 cd "$STATE/fio" || die "cd $STATE/fio"
-fio_job() {	# fio_job NAME OFFSET_MB FIO-ARGS...
-	local name=$1 off=$2 out
-	shift 2
-	say "fio $name"
-	if ! out=$(fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
-			--offset="${off}M" --size="${SIZE_MB}M" --verify=crc32c \
-			--verify_fatal=1 --do_verify=1 --group_reporting "$@" 2>&1); then
-		printf '%s\n' "$out" | tail -n 30 | sed 's/^/iser:   /'
-		die "fio $name"
-	fi
-	printf '%s\n' "$out" | grep -E '^\s+(read|write):|err=' | sed 's/^ */iser:   /'
-}
-fio_job rand-4k 0 --rw=randwrite --bs=4k --iodepth=16
-fio_job seq-128k "$SIZE_MB" --rw=write --bs=128k --iodepth=8
-# Read back what seq-128k wrote, in a new fio run: the data survived.
-fio_job seq-128k-reread "$SIZE_MB" --rw=write --bs=128k --iodepth=8 --verify_only
-fio_job rand-mixed-bs $((2 * SIZE_MB)) --rw=randwrite --bsrange=4k-512k --iodepth=8
-# A job on every CPU at once, each bound to its own and writing its own
-# region: the target's contexts set up and torn down on every CPU.
-ncpu=$(getconf _NPROCESSORS_ONLN)
-fio_job every-cpu $((4 * SIZE_MB)) --rw=randwrite --bsrange=4k-256k --iodepth=8 \
-	--numjobs="$ncpu" --offset_increment="${SIZE_MB}M" --cpus_allowed="0-$((ncpu - 1))" \
-	--cpus_allowed_policy=split
-say "fio every-cpu: $ncpu jobs, one on each CPU, verified"
+FIO_TARGET=$dev
+fio_verify_set
 
 # --- teardown, in reverse
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}" ]; then
-	engine_counters
-	ctxs=$(engine_contexts)
-	[ "$ctxs" -gt 0 ] || die "the engine set up no context: the I/O did not go through it"
-	engine_no_errors || die "engine calls failed"
-	say "the engine served the target's RDMA: $ctxs contexts, no error"
+	engine_served target
 fi
 say "logout"
 run iscsiadm -m node -T "$TGT_IQN" -p "$PORTAL" --logout
@@ -289,15 +196,5 @@ rmmod_wait "$isert_name" iscsi_target_mod \
 	target_core_mod \
 	ib_iser iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi
 kill "$dbus_pid"
-if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
-	engine_live_check || die "engine contexts left"
-	rmmod_wait "$(modinfo -F name "$RWX_ENGINE_MODULE")"
-fi
-run rdma link delete rxe0
-rmmod_wait rdma_rxe null_blk
-if dmesg | grep -E '^(\[[ 0-9.]*\] )?(WARNING:|BUG:|Oops|general protection|kernel BUG)'; then
-	die "kernel splat in dmesg"
-fi
-kmemleak_check
-say "all steps done"
+teardown_rdma_engine
 echo "iser: passed"

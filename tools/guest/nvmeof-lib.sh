@@ -207,23 +207,6 @@ nvmeof_fault_run() {
 	echo "nvmeof: host saw I/O errors after $i s: $(grep -m1 'io_u error' /tmp/fio-fault.log)"
 }
 
-# engine_expect_paths sge|mr|sge+mr: the contexts the engine set up took
-# that path (and only it), and none failed.
-engine_expect_paths() {
-	local sge mr
-	[ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}" ] || return 0
-	sge=$(($(engine_counter init_sge_single) + $(engine_counter init_sge_multi)))
-	mr=$(engine_counter init_mr)
-	case $1 in
-	sge) [ "$sge" -gt 0 ] && [ "$mr" = 0 ] ;;
-	mr) [ "$mr" -gt 0 ] && [ "$sge" = 0 ] ;;
-	sge+mr) [ "$sge" -gt 0 ] && [ "$mr" -gt 0 ] ;;
-	*) false ;;
-	esac || { echo "nvmeof: engine paths: $sge SGE and $mr MR contexts, expected $1"; return 1; }
-	engine_no_errors || return 1
-	echo "nvmeof: engine paths as expected ($1): $sge SGE contexts, $mr MR contexts ($(engine_counter mrs_registered) MRs)"
-}
-
 # --- more than one CPU (RWX_SMP=1): I/O queues, jobs on every CPU, the
 # queue count changed on reconnect, CPUs taken offline under I/O.
 

@@ -49,7 +49,9 @@ else
 		nvmeof_smp_run || rc=1
 	fi
 	engine_counters
-	engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || rc=1
+	if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}" ]; then
+		engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || rc=1
+	fi
 	nvmeof_host_disconnect || rc=1
 fi
 

@@ -1,0 +1,183 @@
+# Sourced by the guest scripts of the SCSI and file ULPs (iser.sh, srp.sh):
+# logging, failing, commands that must succeed, module loading and
+# unloading, and fio with verification.  Set RWX_LOG_PREFIX first, and
+# define diagnose() to say what the script knows on failure.  On failure
+# the script reports and exits without tearing down: the VM is thrown away.
+usec() { echo $(( ${EPOCHREALTIME/./} )); }
+T0=$(usec)
+say() {
+	local ms=$(( ($(usec) - T0) / 1000 ))
+	echo "$RWX_LOG_PREFIX: [$(( ms / 1000 )).$(( ms % 1000 / 100 ))s] $*"
+}
+
+die() {
+	echo "$RWX_LOG_PREFIX: FAILED $*"
+	echo "$RWX_LOG_PREFIX: --- diagnostics"
+	diagnose
+	exit 1
+}
+
+# indent: the lines of stdin, as the script's own.
+indent() { sed "s/^/$RWX_LOG_PREFIX:   /"; }
+
+run() {	# run CMD...: run it, die with its output on failure
+	local out
+	if ! out=$("$@" 2>&1); then
+		printf '%s\n' "$out" | tail -n 20 | indent
+		die "$*"
+	fi
+	[ -n "$out" ] && printf '%s\n' "$out" | indent
+	return 0
+}
+
+# rmmod_wait MOD...: references drop asynchronously after a teardown
+rmmod_wait() {	# (builtins only: every process costs under TCG)
+	local m t
+	for m in "$@"; do
+		[ -e "/sys/module/$m/initstate" ] || continue
+		t=$(usec)
+		for _ in {1..50}; do
+			rmmod "$m" 2>/dev/null && break
+			sleep 0.2
+		done
+		[ -e "/sys/module/$m/initstate" ] && die "rmmod $m: $(grep "^$m " /proc/modules)"
+		t=$(( ($(usec) - t) / 1000 ))
+		[ $t -ge 500 ] && echo "$RWX_LOG_PREFIX:   rmmod $m took $t ms"
+	done
+	return 0
+}
+
+# The RDMA device under test: RWX_DEV rxe (rxe0, RoCE, on 192.0.2.1) or
+# siw (siw0, iWARP, on 192.0.2.2), as tools/guest/rdma-setup.sh makes them.
+# shellcheck disable=SC2034  # used by the scripts that source this
+case ${RWX_DEV:-rxe} in
+rxe) ULP_IBDEV=rxe0 ULP_ADDR=192.0.2.1 ULP_RDMA_MOD=rdma_rxe ;;
+siw) ULP_IBDEV=siw0 ULP_ADDR=192.0.2.2 ULP_RDMA_MOD=siw ;;
+*) echo "$RWX_LOG_PREFIX: RWX_DEV must be rxe or siw"; exit 1 ;;
+esac
+
+# setup_rdma_engine: the test kernel's modules (RWX_MODROOT), kmemleak,
+# a 1 GB memory-backed /dev/nullb0 to serve, the RDMA device and the
+# engine (RWX_ENGINE_MODULE, with RWX_ENGINE_PARAMS) when given.
+setup_rdma_engine() {
+	bind_modroot || die "bind mount over /lib/modules"
+	kmemleak_start
+	run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
+	[ -b /dev/nullb0 ] || die "no /dev/nullb0"
+	run modprobe ib_core
+	run modprobe rdma_cm
+	rdma_setup "${RWX_DEV:-rxe}" > /dev/null || die "rdma_setup ${RWX_DEV:-rxe}"
+	say "rdma: $(rdma link show | tr '\n' ' ')"
+	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
+		say "insmod $RWX_ENGINE_MODULE ${RWX_ENGINE_PARAMS:-}"
+		# shellcheck disable=SC2086
+		run insmod "$RWX_ENGINE_MODULE" ${RWX_ENGINE_PARAMS:-}
+	fi
+}
+
+# engine_served WHO: with the engine and an engine-built ULP loaded, the
+# I/O went through the engine (contexts counted) on the path(s) that
+# RWX_EXPECT_PATHS names (sge by default, engine_expect_paths) and no
+# engine call failed.
+engine_served() {
+	local ctxs
+	engine_counters
+	ctxs=$(engine_contexts)
+	[ "$ctxs" -gt 0 ] || die "the engine set up no context: the I/O did not go through it"
+	engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || die "engine paths or calls"
+	say "the engine served the $1's RDMA: $ctxs contexts, no error"
+}
+
+# teardown_rdma_engine: once the ULPs are unloaded, no engine context
+# left, the engine, the RDMA device and null_blk gone, no splat, kmemleak
+# scanned.
+teardown_rdma_engine() {
+	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
+		engine_live_check || die "engine contexts left"
+		rmmod_wait "$(modinfo -F name "$RWX_ENGINE_MODULE")"
+	fi
+	run rdma link delete $ULP_IBDEV
+	rmmod_wait $ULP_RDMA_MOD null_blk
+	splat_check
+	kmemleak_check
+	say "all steps done"
+}
+
+# load_ulp KO NAME: insmod KO (an engine-built ULP) after the modules it
+# depends on, or modprobe NAME when KO is empty; ULP_NAME is then the
+# loaded module's name.
+load_ulp() {
+	local ko=$1 dep
+	ULP_NAME=$2
+	if [ -z "$ko" ]; then
+		run modprobe "$ULP_NAME"
+		return
+	fi
+	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+		grep -q "^$dep " /proc/modules || run modprobe "$dep"
+	done
+	say "insmod $ko"
+	run insmod "$ko"
+	ULP_NAME=$(modinfo -F name "$ko")
+}
+
+# wait_scsi_disk GLOB: up to 30 s for a disk to appear at GLOB (a pattern of
+# /sys/.../block/NAME paths); sets dev (/dev/NAME) and sys, and says what
+# the disk is.
+wait_scsi_disk() {
+	local b
+	dev=""
+	for _ in $(seq 150); do
+		for b in $1; do
+			[ -e "$b" ] && dev=/dev/$(basename "$b")
+		done
+		[ -n "$dev" ] && [ -b "$dev" ] && break
+		dev=""
+		sleep 0.2
+	done
+	[ -n "$dev" ] || die "no SCSI disk appeared after login"
+	sys=/sys/block/${dev#/dev/}
+	say "disk $dev: $(cat "$sys/size") sectors, $(cat "$sys/device/vendor") $(cat "$sys/device/model")"
+}
+
+# fio_job NAME OFFSET_MB FIO-ARGS...: fio with crc32c verification on
+# $FIO_TARGET (a block device or a file), $SIZE_MB per job.
+fio_job() {
+	local name=$1 off=$2 out
+	shift 2
+	say "fio $name"
+	if ! out=$(fio --name="$name" --filename="$FIO_TARGET" --direct=1 --ioengine=libaio \
+			--offset="${off}M" --size="${SIZE_MB}M" --verify=crc32c \
+			--verify_fatal=1 --do_verify=1 --group_reporting "$@" 2>&1); then
+		printf '%s\n' "$out" | tail -n 30 | indent
+		die "fio $name"
+	fi
+	printf '%s\n' "$out" | grep -E '^\s+(read|write):|err=' | sed "s/^ */$RWX_LOG_PREFIX:   /"
+}
+
+# fio_verify_set: the data jobs every block ULP runs, over 6 * SIZE_MB:
+# random and sequential, 512 B to 1 MiB, several queue depths, a re-read in
+# a new fio run, and a job bound to each CPU.
+fio_verify_set() {
+	local ncpu
+	fio_job rand-4k 0 --rw=randwrite --bs=4k --iodepth=16
+	fio_job seq-128k "$SIZE_MB" --rw=write --bs=128k --iodepth=8
+	# What seq-128k wrote, read back in a new fio run: the data survived.
+	fio_job seq-128k-reread "$SIZE_MB" --rw=write --bs=128k --iodepth=8 --verify_only
+	fio_job rand-mixed-bs $((2 * SIZE_MB)) --rw=randwrite --bsrange=512-1m --iodepth=4
+	fio_job seq-512-qd1 $((3 * SIZE_MB)) --rw=write --bs=512 --iodepth=1 --size=1M
+	# A job on every CPU at once, each bound to its own and writing its own
+	# region: the target's contexts set up and torn down on every CPU.
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	fio_job every-cpu $((4 * SIZE_MB)) --rw=randwrite --bsrange=4k-256k --iodepth=8 \
+		--numjobs="$ncpu" --offset_increment="${SIZE_MB}M" --cpus_allowed="0-$((ncpu - 1))" \
+		--cpus_allowed_policy=split
+	say "fio every-cpu: $ncpu jobs, one on each CPU, verified"
+}
+
+# splat_check: no WARNING, BUG or Oops in the kernel log.
+splat_check() {
+	if dmesg | grep -E '^(\[[ 0-9.]*\] )?(WARNING:|BUG:|Oops|general protection|kernel BUG)'; then
+		die "kernel splat in dmesg"
+	fi
+}
