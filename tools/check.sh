@@ -46,14 +46,25 @@ run_test "module, W=1 C=1, Debian $(basename "$H612")" \
 	"$RWX_ROOT/tools/build-module.sh" "$H612" "$RWX_BUILD/mod-6.12"
 stock_ok=$?
 
-# The kernel's own NVMe-oF and iSER targets, from Debian's source packages,
-# built to run on the engine (tools/build-ulps.sh checks that they call it).
+# The kernel's own users of rdma_rw, from Debian's source packages, built
+# to run on the engine (tools/build-ulps.sh checks that they call it).
+# Debian's kernels have no SMB Direct: ksmbd is built for the test kernels.
+STOCK_ULPS="nvmet-rdma ib_isert ib_srpt rpcrdma"
+TEST_ULPS="$STOCK_ULPS ksmbd"
 suite ulps
-run_test "nvmet-rdma and ib_isert from linux-source-6.1 on the engine, $(basename "$H61")" \
-	"$RWX_ROOT/tools/build-ulps.sh" "$H61" "$RWX_BUILD/mod-6.1" "$RWX_BUILD/ulps-6.1"
+run_test "$STOCK_ULPS from linux-source-6.1 on the engine, $(basename "$H61")" \
+	"$RWX_ROOT/tools/build-ulps.sh" "$H61" "$RWX_BUILD/mod-6.1" "$RWX_BUILD/ulps-6.1" $STOCK_ULPS
 ulps_61_ok=$?
-run_test "nvmet-rdma and ib_isert from linux-source-6.12 on the engine, $(basename "$H612")" \
-	"$RWX_ROOT/tools/build-ulps.sh" "$H612" "$RWX_BUILD/mod-6.12" "$RWX_BUILD/ulps-6.12"
+# 6.12 with make ulps's default list: on a kernel without SMB Direct,
+# ksmbd is left out and the script says so.
+ulps_without_ksmbd() {
+	local out
+	out=$("$@") || { echo "$out"; return 1; }
+	echo "$out"
+	grep -q "ksmbd not built: CONFIG_SMB_SERVER_SMBDIRECT is off" <<< "$out"
+}
+run_test "$STOCK_ULPS from linux-source-6.12 on the engine, $(basename "$H612"); ksmbd left out, said so" \
+	ulps_without_ksmbd "$RWX_ROOT/tools/build-ulps.sh" "$H612" "$RWX_BUILD/mod-6.12" "$RWX_BUILD/ulps-6.12"
 ulps_612_ok=$?
 
 suite lint
@@ -71,8 +82,8 @@ if KBUILD=$("$RWX_ROOT/tools/kernel/build-test-kernel.sh"); then
 	run_test "module and KUnit suites, W=1 C=1, test kernel" \
 		"$RWX_ROOT/tools/build-module.sh" "$KBUILD" "$RWX_BUILD/mod-test" RWX_HARNESS_SELFTEST=1
 	test_mods_ok=$?
-	run_test "nvmet-rdma and ib_isert of the test kernel on the engine" \
-		"$RWX_ROOT/tools/build-ulps.sh" "$KBUILD" "$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test"
+	run_test "$TEST_ULPS of the test kernel on the engine" \
+		"$RWX_ROOT/tools/build-ulps.sh" "$KBUILD" "$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" $TEST_ULPS
 	ulps_test_ok=$?
 else
 	fail "test kernel (linux-source-6.12 + tools/kernel/test-kernel.config)" "build failed"
@@ -139,29 +150,36 @@ nvmeof_boot() {
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
 nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1"
 ISER_RUNS="iser-rxe iser-6.12 iser-6.1"
+SRP_RUNS="srp-rxe srp-rxe-mr srp-6.12 srp-6.1"
 # A run not made must not count.
-rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/kunit* \
+rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/srp-* "$RWX_BUILD"/vm/kunit* \
 	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events*
 
-# iser_boot NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh options]: LIO's
-# iSER target with the engine-built ib_isert, open-iscsi's iSER initiator.
-iser_boot() {
-	local name=$1 kernel=$2 initrd=$3 mods=$4 ulps=$5
-	shift 5
-	[ -f "$ulps/ib_isert/ib_isert.ko" ] || return 0	# recorded as not run
-	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/iser.sh" 900 \
+# ulp_boot SCRIPT ULP VAR NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh
+# options]: a guest running tools/guest/SCRIPT with the engine of MODDIR
+# and the engine-built ULP of ULPDIR, whose path the script reads from VAR.
+ulp_boot() {
+	local script=$1 ulp=$2 var=$3 name=$4 kernel=$5 initrd=$6 mods=$7 ulps=$8
+	shift 8
+	[ -f "$ulps/$ulp/$ulp.ko" ] || return 0	# recorded as not run
+	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/$script" 900 \
 		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
-		-e "ISERT_MODULE=$ulps/ib_isert/ib_isert.ko" "$@"
+		-e "$var=$ulps/$ulp/$ulp.ko" "$@"
 }
+# LIO's iSER target with the engine-built ib_isert, open-iscsi's iSER
+# initiator; LIO's SRP target with the engine-built ib_srpt, ib_srp.
+iser_boot() { ulp_boot iser.sh ib_isert ISERT_MODULE "$@"; }
+srp_boot() { ulp_boot srp.sh ib_srpt SRPT_MODULE "$@"; }
 
-# stock_ulp_boots SERIES KERNEL INITRD: NVMe-oF and iSER through the engine
-# on a stock Debian kernel, with the ULPs built from its linux-source.
+# stock_ulp_boots SERIES KERNEL INITRD: NVMe-oF, iSER and SRP through the
+# engine on a stock Debian kernel, with the ULPs built from its linux-source.
 stock_ulp_boots() {
 	local v=$1 kernel=$2 initrd=$3
 	vm_run "nvmeof-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 \
 		-e RWX_DEV=rxe -e RWX_SMP=1 -e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-$v/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-$v/nvmet-rdma/nvmet-rdma.ko"
 	iser_boot "iser-$v" "$kernel" "$initrd" "$RWX_BUILD/mod-$v" "$RWX_BUILD/ulps-$v"
+	srp_boot "srp-$v" "$kernel" "$initrd" "$RWX_BUILD/mod-$v" "$RWX_BUILD/ulps-$v"
 }
 
 # One lane: every suite on a default boot, and the stock-kernel smoke test.
@@ -205,6 +223,9 @@ kunit_lane() {
 	iser_boot iser-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e ISER_FIO_SIZE=4
+	srp_boot srp-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e SRP_FIO_SIZE=4
 	[ "$ulps_612_ok" = 0 ] && stock_ulp_boots 6.12 "$STOCK_KERNEL" "$STOCK_INITRD"
 	# Debian 12's default kernel, 6.1, with the ULPs from linux-source-6.1.
 	[ "$ulps_61_ok" = 0 ] && stock_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
@@ -258,6 +279,11 @@ other_lane() {
 	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
 		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0 -e RWX_SMP=1
 	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
+	# SRP on the MR path (ib_srp has no iWARP transport: no siw run).
+	srp_boot srp-rxe-mr "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr \
+		-e SRP_FIO_SIZE=4
 }
 
 # The userspace guest tests' binaries, for both lanes.
@@ -333,6 +359,9 @@ record_runs '^nvmeof: (FAILED|fio verified|engine paths|host saw|smp: )' $NVMEOF
 suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served|.*fio every-cpu: )' $ISER_RUNS
+suite srp
+# shellcheck disable=SC2086
+record_runs '^srp: (FAILED|.*the engine served|.*fio every-cpu: )' $SRP_RUNS
 
 suite trace-events
 # The 6.1 run's checks are named "6.1: part: check".
