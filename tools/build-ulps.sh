@@ -40,14 +40,15 @@ series=$(echo "$release" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 # given as FROM=TO is copied under another name (a composite module cannot
 # have an object of its own name).  Module objects "Makefile": the whole
 # directory is copied (files "*") and its own Makefile builds the module,
-# plus the directories named after it (ksmbd includes "../common/").
+# plus the paths named after it, each at its place in the source tree
+# (ksmbd includes "../common/" and "../../nls/" or "../../internal.h").
 ulp_files() {
 	case $1 in
 	nvmet-rdma) echo "drivers/nvme/target rdma.o rdma.c nvmet.h" ;;
 	ib_isert) echo "drivers/infiniband/ulp/isert isert.o ib_isert.c=isert.c ib_isert.h" ;;
 	ib_srpt) echo "drivers/infiniband/ulp/srpt srpt.o ib_srpt.c=srpt.c ib_srpt.h ib_dm_mad.h" ;;
 	rpcrdma) echo "net/sunrpc/xprtrdma Makefile *" ;;
-	ksmbd) echo "fs/smb/server Makefile * fs/smb/common" ;;
+	ksmbd) echo "fs/smb/server Makefile * fs/smb/common fs/nls fs/internal.h" ;;
 	*) die "unknown ULP '$1' (known: $all_ulps)" ;;
 	esac
 }
@@ -151,12 +152,12 @@ copy_ulp() {
 	read -r subdir objs files <<< "$(ulp_files "$ulp")"
 	rm -rf "$dir"
 	if [ "$objs" = Makefile ]; then
-		# The directory and its siblings keep their relative places.
+		# The directory and what it includes keep their relative places.
+		mkdir -p "$dir"
 		for f in $subdir ${files#\*}; do
-			mkdir -p "$dir/$(basename "$f")"
-			cp -a "$src/$f/." "$dir/$(basename "$f")/"
+			(cd "$src" && cp -a --parents "$f" "$dir/") || die "$f not in $src"
 		done
-		dir=$dir/$(basename "$subdir")
+		dir=$dir/$subdir
 	else
 		mkdir -p "$dir"
 		for f in $files; do

@@ -22,6 +22,7 @@ libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
 xz-utils zstd rsync gcc make patch util-linux groff-base pkgconf
 nvme-cli fio targetcli-fb open-iscsi dbus-daemon valgrind
+nfs-kernel-server ksmbd-tools cifs-utils
 debhelper dh-dkms dkms lintian
 trace-cmd linux-perf bpftrace"
 

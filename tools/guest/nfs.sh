@@ -1,0 +1,143 @@
+# Guest script: the kernel's NFS server (nfsd, its RDMA transport svcrdma
+# in rpcrdma.ko) exporting a tmpfs over RDMA (port 20049) to the kernel's
+# NFS client on the same guest (NFSv3 and NFSv4.2, proto=rdma), over
+# Soft-RoCE (rxe0 on veth0 192.0.2.1) or Soft-iWARP (siw0 on veth1
+# 192.0.2.2).  fio verifies data in files, a large file is copied both ways
+# and compared, and the server's RDMA reads (client writes) and writes
+# (client reads) must both show in the engine's counters.
+#
+# Optional environment:
+#   RWX_DEV            rxe (default) or siw
+#   RWX_MODROOT        a modules_install root to bind over /lib/modules (the
+#                      test kernel's own modules); unset: the host's
+#   RWX_ENGINE_MODULE  path of rdma_rwx.ko, insmod'ed first
+#   RWX_ENGINE_PARAMS  its module parameters (force_mr=1)
+#   RWX_EXPECT_PATHS   sge | mr | sge+mr: the engine's contexts must have
+#                      taken that path (default sge)
+#   RPCRDMA_MODULE     path of an engine-built rpcrdma.ko, insmod'ed instead
+#                      of `modprobe rpcrdma`
+#   NFS_FIO_SIZE       MB per fio job (default 16)
+#
+# The guest root is the host's, read-only: nfs-utils' state (/var/lib/nfs,
+# /etc/exports) lives in tmpfs bind-mounted over it.
+set -u
+. "$RWX_ROOT/tools/guest/rdma-setup.sh"
+RWX_LOG_PREFIX=nfs
+. "$RWX_ROOT/tools/guest/engine-lib.sh"
+. "$RWX_ROOT/tools/guest/ulp-lib.sh"
+
+STATE=/tmp/nfs
+EXPORT=/tmp/nfs/export
+MNT=/tmp/nfs/mnt
+NFS_RDMA_PORT=20049
+SIZE_MB=${NFS_FIO_SIZE:-16}
+
+diagnose() {
+	rdma link show 2>&1 | indent
+	grep -E ' nfs4? ' /proc/mounts | indent
+	cat /proc/fs/nfsd/portlist 2>&1 | indent
+	for f in "$STATE"/*.log; do
+		[ -f "$f" ] && tail -n 20 "$f" | sed "s|^|nfs:   $(basename "$f"): |"
+	done
+	dmesg | grep -iE 'nfs|rpc|svcrdma|rdma|rxe|siw' | tail -n 40 | sed "s/^/nfs:   dmesg: /"
+}
+
+# --- writable state over the read-only root
+say "preparing writable state"
+for tool in rpc.nfsd rpc.mountd exportfs rpcbind mount.nfs fio; do
+	command -v $tool > /dev/null || die "$tool is not installed on the host (nfs-kernel-server, fio)"
+done
+mkdir -p "$STATE/var-lib-nfs" "$EXPORT" "$MNT"
+cp -a /var/lib/nfs/. "$STATE/var-lib-nfs/"
+mount --bind "$STATE/var-lib-nfs" /var/lib/nfs || die "bind mount over /var/lib/nfs"
+mount -t tmpfs -o size=512m tmpfs "$EXPORT" || die "tmpfs for the export"
+# fsid=0: the export is NFSv4's root ("/"), so that mountd need not export
+# the guest's own root (9p, which it cannot).
+echo "$EXPORT 192.0.2.0/24(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" > "$STATE/exports"
+mount --bind "$STATE/exports" /etc/exports || die "bind mount over /etc/exports"
+
+# --- modules and the RDMA device
+say "loading modules"
+setup_rdma_engine
+load_ulp "${RPCRDMA_MODULE:-}" rpcrdma
+rpcrdma_name=$ULP_NAME
+run modprobe nfsd
+run modprobe nfs
+run modprobe nfsv3
+run modprobe nfsv4
+
+# --- server
+say "starting the NFS server with an RDMA listener on port $NFS_RDMA_PORT"
+mountpoint -q /proc/fs/nfsd || run mount -t nfsd nfsd /proc/fs/nfsd
+# NFSv4's grace period would hold every OPEN for 90 s after the start.
+echo 10 > /proc/fs/nfsd/nfsv4leasetime
+echo 10 > /proc/fs/nfsd/nfsv4gracetime
+rpcbind -w -f > "$STATE/rpcbind.log" 2>&1 &
+rpcbind_pid=$!
+for _ in {1..50}; do
+	[ -S /run/rpcbind.sock ] && break
+	sleep 0.1
+done
+[ -S /run/rpcbind.sock ] || die "rpcbind did not start"
+run exportfs -ra
+rpc.mountd -F > "$STATE/mountd.log" 2>&1 &
+mountd_pid=$!
+run rpc.nfsd 4
+echo "rdma $NFS_RDMA_PORT" > /proc/fs/nfsd/portlist || die "rdma listener on $NFS_RDMA_PORT"
+grep -q "^rdma $NFS_RDMA_PORT$" /proc/fs/nfsd/portlist || die "no rdma listener in /proc/fs/nfsd/portlist"
+say "portlist: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
+
+# --- client: each NFS version mounted over RDMA, data verified
+# nfs_mount VERS: mount the export at $MNT over RDMA; it must say proto=rdma.
+nfs_mount() {
+	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT" path=/
+	[ "$1" = 3 ] && opts="$opts,nolock,mountproto=tcp" path=$EXPORT
+	run timeout 120 mount -t nfs -o "$opts" "$ULP_ADDR:$path" "$MNT"
+	grep " $MNT " /proc/mounts | indent
+	grep " $MNT " /proc/mounts | grep -q 'proto=rdma' || die "NFSv$1 mount is not over RDMA"
+}
+
+# copy_both_ways VERS: a 64 MiB file written through NFS and read back,
+# compared with the original each way.
+copy_both_ways() {
+	local src=$STATE/big.$1
+	run dd if=/dev/urandom of="$src" bs=1M count=64 status=none
+	run dd if="$src" of="$MNT/big" bs=1M oflag=direct status=none
+	run cmp "$src" "$EXPORT/big"
+	run dd if="$MNT/big" of="$src.back" bs=1M iflag=direct status=none
+	run cmp "$src" "$src.back"
+	rm -f "$src" "$src.back" "$MNT/big"
+	say "NFSv$1: 64 MiB written and read back through RDMA, identical"
+}
+
+for vers in 3 4.2; do
+	say "NFSv$vers over RDMA"
+	nfs_mount $vers
+	FIO_TARGET=$MNT/fio.$vers
+	fio_verify_set
+	copy_both_ways $vers
+	run umount "$MNT"
+done
+
+# --- what went through the engine
+if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RPCRDMA_MODULE:-}" ]; then
+	engine_served server
+	# Client writes are the server's RDMA READs, client reads its WRITEs.
+	[ "$(engine_counter bytes_read)" -gt 0 ] || die "no RDMA READ by the server"
+	[ "$(engine_counter bytes_write)" -gt 0 ] || die "no RDMA WRITE by the server"
+	say "the server's RDMA: $(engine_counter bytes_read) bytes read, $(engine_counter bytes_write) written"
+fi
+
+# --- teardown
+say "stopping the NFS server"
+run rpc.nfsd 0
+run exportfs -ua
+kill "$mountd_pid" "$rpcbind_pid"
+wait "$mountd_pid" "$rpcbind_pid" 2> /dev/null
+umount /proc/fs/nfsd
+umount "$EXPORT"
+say "unloading modules"
+rmmod_wait nfsv4 nfsv3 nfs nfsd "$rpcrdma_name" lockd grace nfs_acl rpcsec_gss_krb5 \
+	auth_rpcgss sunrpc
+teardown_rdma_engine
+echo "nfs: passed"
