@@ -145,6 +145,16 @@ nvmeof_fio() {
 	return $rc
 }
 
+# wait_gone PID SECONDS: up to SECONDS for PID to exit; 1 if it still runs.
+wait_gone() {
+	local i
+	for i in $(seq "$2"); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 # nvmeof_fault_run FAULT DEV: fio load on the namespace, then break the
 # target under it - "link-delete" removes the RDMA device, "port-remove"
 # the target's port.  The host must see I/O errors within a bounded time
@@ -186,11 +196,7 @@ nvmeof_fault_run() {
 		rmdir "$NVMET_CFG/ports/1" || return 1 ;;
 	*) echo "nvmeof: unknown fault $fault"; return 1 ;;
 	esac
-	for i in $(seq 120); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 1
-	done
-	if kill -0 $pid 2>/dev/null; then
+	if ! wait_gone $pid 120; then
 		echo "nvmeof: host I/O still running 120 s after the fault: hung"
 		kill -KILL $pid
 		return 1
@@ -285,11 +291,7 @@ nvmeof_hotplug_fio() {
 	done
 	touch /tmp/hotplug-done
 	[ "$(cat "$online")" = 1 ] || echo 1 > "$online"
-	for i in $(seq 300); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 1
-	done
-	if kill -0 $pid 2>/dev/null; then
+	if ! wait_gone $pid 300; then
 		echo "nvmeof: smp: fio still running 300 s after the last CPU switch: hung"
 		pkill -KILL -x fio
 		rc=1
