@@ -165,7 +165,7 @@ fio_verify_set() {
 	# What seq-128k wrote, read back in a new fio run: the data survived.
 	fio_job seq-128k-reread "$SIZE_MB" --rw=write --bs=128k --iodepth=8 --verify_only
 	fio_job rand-mixed-bs $((2 * SIZE_MB)) --rw=randwrite --bsrange=512-1m --iodepth=4
-	fio_job seq-512-qd1 $((3 * SIZE_MB)) --rw=write --bs=512 --iodepth=1 --size=1M
+	fio_job seq-512-qd1 $((3 * SIZE_MB)) --rw=write --bs=512 --iodepth=1 --size=256k
 	# A job on every CPU at once, each bound to its own and writing its own
 	# region: the target's contexts set up and torn down on every CPU.
 	ncpu=$(getconf _NPROCESSORS_ONLN)

@@ -1,0 +1,111 @@
+# Guest script: the kernel's SMB server (ksmbd, with its SMB Direct
+# transport) sharing a tmpfs to the kernel's SMB client (cifs) mounted with
+# "rdma" on the same guest, over Soft-RoCE (rxe0 on veth0 192.0.2.1) or
+# Soft-iWARP (siw0 on veth1 192.0.2.2).  fio verifies data in files, a
+# large file is copied both ways and compared, and the engine's counters
+# must show the server's RDMA.  Needs a kernel built with
+# CONFIG_SMB_SERVER_SMBDIRECT and CONFIG_CIFS_SMB_DIRECT (the test
+# kernels; Debian's own have neither).
+#
+# Optional environment:
+#   RWX_DEV            rxe (default) or siw
+#   RWX_MODROOT        a modules_install root to bind over /lib/modules (the
+#                      test kernel's own modules); unset: the host's
+#   RWX_ENGINE_MODULE  path of rdma_rwx.ko, insmod'ed first
+#   RWX_ENGINE_PARAMS  its module parameters (force_mr=1)
+#   RWX_EXPECT_PATHS   sge | mr | sge+mr: the engine's contexts must have
+#                      taken that path (default sge)
+#   KSMBD_MODULE       path of an engine-built ksmbd.ko, insmod'ed instead
+#                      of `modprobe ksmbd`
+#   SMB_FIO_SIZE       MB per fio job (default 16)
+#
+# The guest root is the host's, read-only: ksmbd-tools' configuration and
+# user database live in tmpfs.
+set -u
+. "$RWX_ROOT/tools/guest/rdma-setup.sh"
+RWX_LOG_PREFIX=smb
+. "$RWX_ROOT/tools/guest/engine-lib.sh"
+. "$RWX_ROOT/tools/guest/ulp-lib.sh"
+
+STATE=/tmp/smb
+SHARE=/tmp/smb/share
+MNT=/tmp/smb/mnt
+SIZE_MB=${SMB_FIO_SIZE:-16}
+USER_NAME=rwx
+USER_PASS=rwx-test
+
+diagnose() {
+	rdma link show 2>&1 | indent
+	grep ' cifs ' /proc/mounts | indent
+	[ -f "$STATE/mountd.log" ] && tail -n 20 "$STATE/mountd.log" | sed "s/^/smb:   mountd: /"
+	dmesg | grep -iE 'ksmbd|cifs|smb|rdma|rxe|siw' | tail -n 40 | sed "s/^/smb:   dmesg: /"
+}
+
+say "preparing the share and ksmbd's configuration"
+for tool in ksmbd.mountd ksmbd.adduser ksmbd.control mount.cifs fio; do
+	command -v $tool > /dev/null || die "$tool is not installed on the host (ksmbd-tools, cifs-utils, fio)"
+done
+mkdir -p "$STATE" "$SHARE" "$MNT"
+mount -t tmpfs -o size=512m tmpfs "$SHARE" || die "tmpfs for the share"
+cat > "$STATE/ksmbd.conf" <<EOF
+[global]
+	bind interfaces only = no
+[share]
+	path = $SHARE
+	read only = no
+	force user = root
+EOF
+run ksmbd.adduser -c "$STATE/ksmbd.conf" -i "$STATE/ksmbdpwd.db" -a "$USER_NAME" -p "$USER_PASS"
+
+# --- modules and the RDMA device
+say "loading modules"
+setup_rdma_engine
+load_ulp "${KSMBD_MODULE:-}" ksmbd
+ksmbd_name=$ULP_NAME
+run modprobe cifs
+
+# --- server: ksmbd.mountd starts the kernel server (TCP 445 and SMB Direct)
+say "starting ksmbd"
+ksmbd.mountd -n -c "$STATE/ksmbd.conf" -u "$STATE/ksmbdpwd.db" > "$STATE/mountd.log" 2>&1 &
+mountd_pid=$!
+# SMB Direct listens through the RDMA/CM (port 445 on RoCE, 5445 on iWARP).
+for _ in {1..150}; do
+	rdma res show cm_id 2> /dev/null | grep -q LISTEN && break
+	sleep 0.2
+done
+rdma res show cm_id 2>&1 | indent
+rdma res show cm_id 2> /dev/null | grep -q LISTEN || die "ksmbd is not listening for SMB Direct"
+
+# --- client: cifs over SMB Direct
+say "mounting //$ULP_ADDR/share with rdma"
+run timeout 120 mount -t cifs "//$ULP_ADDR/share" "$MNT" \
+	-o "rdma,vers=3.1.1,username=$USER_NAME,password=$USER_PASS,cache=none"
+grep " $MNT " /proc/mounts | indent
+grep " $MNT " /proc/mounts | grep -q 'rdma' || die "the cifs mount is not over RDMA"
+
+FIO_TARGET=$MNT/fio
+fio_verify_set
+src=$STATE/big
+run dd if=/dev/urandom of="$src" bs=1M count=64 status=none
+run dd if="$src" of="$MNT/big" bs=1M oflag=direct status=none
+run cmp "$src" "$SHARE/big"
+run dd if="$MNT/big" of="$src.back" bs=1M iflag=direct status=none
+run cmp "$src" "$src.back"
+rm -f "$src" "$src.back" "$MNT/big"
+say "64 MiB written and read back through SMB Direct, identical"
+
+# --- what went through the engine
+if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${KSMBD_MODULE:-}" ]; then
+	engine_served server
+fi
+
+# --- teardown
+run umount "$MNT"
+say "stopping ksmbd"
+run ksmbd.control -s
+wait "$mountd_pid" 2> /dev/null
+umount "$SHARE"
+say "unloading modules"
+rmmod_wait cifs "$ksmbd_name"
+teardown_rdma_engine
+echo "smb: passed"
