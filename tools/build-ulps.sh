@@ -53,16 +53,25 @@ ulp_files() {
 	esac
 }
 
-# ulp_config NAME: the kernel option without which NAME has no rdma_rw
-# calls to take over.
-ulp_config() {
+# ulp_missing_config NAME: succeeds when the kernel has NAME as a module
+# with its rdma_rw calls; else prints what is missing.
+ulp_missing_config() {
+	local opt
 	case $1 in
-	nvmet-rdma) echo CONFIG_NVME_TARGET_RDMA ;;
-	ib_isert) echo CONFIG_INFINIBAND_ISERT ;;
-	ib_srpt) echo CONFIG_INFINIBAND_SRPT ;;
-	rpcrdma) echo CONFIG_SUNRPC_XPRT_RDMA ;;
-	ksmbd) echo CONFIG_SMB_SERVER_SMBDIRECT ;;
+	nvmet-rdma) opt=CONFIG_NVME_TARGET_RDMA ;;
+	ib_isert) opt=CONFIG_INFINIBAND_ISERT ;;
+	ib_srpt) opt=CONFIG_INFINIBAND_SRPT ;;
+	rpcrdma) opt=CONFIG_SUNRPC_XPRT_RDMA ;;
+	ksmbd)
+		grep -q "^CONFIG_SMB_SERVER_SMBDIRECT=y" "$kdir/.config" || {
+			echo "CONFIG_SMB_SERVER_SMBDIRECT is off"
+			return 1
+		}
+		opt=CONFIG_SMB_SERVER ;;
 	esac
+	grep -q "^$opt=m" "$kdir/.config" && return 0
+	echo "$opt is not a module"
+	return 1
 }
 
 # The source directories every ULP needs, unpacked from the source package.
@@ -101,7 +110,8 @@ source_tree() {
 		mkdir -p "$dir"
 		# shellcheck disable=SC2046
 		tar -C "$dir" --strip-components=1 -xf "$tarball" \
-			$(for d in $(src_dirs); do echo "linux-source-$series/$d"; done)
+			$(for d in $(src_dirs); do echo "linux-source-$series/$d"; done) ||
+			die "cannot unpack the ULP sources from $tarball"
 		src_dirs > "$dir/.done"
 	fi
 	echo "$dir"
@@ -161,7 +171,7 @@ copy_ulp() {
 	else
 		mkdir -p "$dir"
 		for f in $files; do
-			cp "$src/$subdir/${f%%=*}" "$dir/${f#*=}"
+			cp "$src/$subdir/${f%%=*}" "$dir/${f#*=}" || die "$f not in $src/$subdir"
 		done
 	fi
 	mkdir -p "$dir/rwx-include/rdma"
@@ -176,11 +186,11 @@ mkdir -p "$out"
 out=$(realpath "$out")
 for ulp in $ulps; do
 	ulp_files "$ulp" > /dev/null	# dies on an unknown name
-	opt=$(ulp_config "$ulp")
-	if ! grep -Eq "^$opt=[ym]" "$kdir/.config"; then
-		[ $# -eq 0 ] || die "$ulp: $opt is off in $release"
-		echo "build-ulps: $ulp not built: $opt is off in $release" \
-		     "(Debian's own kernels build ksmbd without SMB Direct)"
+	if ! opt=$(ulp_missing_config "$ulp"); then
+		[ $# -eq 0 ] || die "$ulp: $opt in $release"
+		note=""
+		[ "$ulp" = ksmbd ] && note=" (Debian's own kernels build ksmbd without SMB Direct)"
+		echo "build-ulps: $ulp not built: $opt in $release$note"
 		rm -rf "${out:?}/$ulp"
 		continue
 	fi

@@ -260,7 +260,8 @@ other_lane() {
 			-e RWX_ENGINE_PARAMS=force_mr=1
 	fi
 	# librdmarwx on the 6.1 test kernel's Soft-RoCE (its busy-polling
-	# rwx_perf runs there in about 4 minutes on two CPUs, alone), booted
+	# rwx_perf part takes about 4 minutes on two CPUs with no other guest
+	# beside it, more here, beside the other lane's), booted
 	# without kernel preemption, as Debian's kernels run: see the interop
 	# part of userspace/tests/vm/guest.sh.
 	if [ "$test61_mods_ok" = 0 ] && [ "$vmtest_ok" = 0 ]; then
@@ -279,7 +280,7 @@ other_lane() {
 	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
 		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0 -e RWX_SMP=1
 	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
-	# SRP on the MR path (ib_srp has no iWARP transport: no siw run).
+	# SRP on the MR path (over siw: not run yet).
 	srp_boot srp-rxe-mr "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr \

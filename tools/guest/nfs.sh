@@ -7,7 +7,7 @@
 # (client reads) must both show in the engine's counters.
 #
 # Optional environment:
-#   RWX_DEV            rxe (default) or siw
+#   RWX_DEV            rxe (default) or siw (not run yet)
 #   RWX_MODROOT        a modules_install root to bind over /lib/modules (the
 #                      test kernel's own modules); unset: the host's
 #   RWX_ENGINE_MODULE  path of rdma_rwx.ko, insmod'ed first
@@ -133,9 +133,10 @@ say "stopping the NFS server"
 run rpc.nfsd 0
 run exportfs -ua
 kill "$mountd_pid" "$rpcbind_pid"
-wait "$mountd_pid" "$rpcbind_pid" 2> /dev/null
-umount /proc/fs/nfsd
-umount "$EXPORT"
+wait_exit "$mountd_pid" 30 rpc.mountd
+wait_exit "$rpcbind_pid" 30 rpcbind
+run umount /proc/fs/nfsd
+run umount "$EXPORT"
 say "unloading modules"
 rmmod_wait nfsv4 nfsv3 nfs nfsd "$rpcrdma_name" lockd grace nfs_acl rpcsec_gss_krb5 \
 	auth_rpcgss sunrpc

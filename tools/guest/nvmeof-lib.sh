@@ -146,13 +146,13 @@ nvmeof_fio() {
 }
 
 # wait_gone PID SECONDS: up to SECONDS for PID to exit; 1 if it still runs.
+# WAITED: the seconds it waited.
 wait_gone() {
-	local i
-	for i in $(seq "$2"); do
+	for WAITED in $(seq 0 "$2"); do
 		kill -0 "$1" 2>/dev/null || return 0
-		sleep 1
+		[ "$WAITED" -lt "$2" ] && sleep 1
 	done
-	! kill -0 "$1" 2>/dev/null
+	return 1
 }
 
 # nvmeof_fault_run FAULT DEV: fio load on the namespace, then break the
@@ -210,7 +210,7 @@ nvmeof_fault_run() {
 		tail -5 /tmp/fio-fault.log
 		return 1
 	fi
-	echo "nvmeof: host saw I/O errors after $i s: $(grep -m1 'io_u error' /tmp/fio-fault.log)"
+	echo "nvmeof: host saw I/O errors after $WAITED s: $(grep -m1 'io_u error' /tmp/fio-fault.log)"
 }
 
 # --- more than one CPU (RWX_SMP=1): I/O queues, jobs on every CPU, the

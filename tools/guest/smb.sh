@@ -8,7 +8,7 @@
 # kernels; Debian's own have neither).
 #
 # Optional environment:
-#   RWX_DEV            rxe (default) or siw
+#   RWX_DEV            rxe (default) or siw (not run yet)
 #   RWX_MODROOT        a modules_install root to bind over /lib/modules (the
 #                      test kernel's own modules); unset: the host's
 #   RWX_ENGINE_MODULE  path of rdma_rwx.ko, insmod'ed first
@@ -69,12 +69,15 @@ say "starting ksmbd"
 ksmbd.mountd -n -c "$STATE/ksmbd.conf" -u "$STATE/ksmbdpwd.db" > "$STATE/mountd.log" 2>&1 &
 mountd_pid=$!
 # SMB Direct listens through the RDMA/CM (port 445 on RoCE, 5445 on iWARP).
+smbd_listening() {
+	rdma res show cm_id 2> /dev/null | grep 'state LISTEN' | grep -q 'comm \[ksmbd\].*:\(445\|5445\) *$'
+}
 for _ in {1..150}; do
-	rdma res show cm_id 2> /dev/null | grep -q LISTEN && break
+	smbd_listening && break
 	sleep 0.2
 done
 rdma res show cm_id 2>&1 | indent
-rdma res show cm_id 2> /dev/null | grep -q LISTEN || die "ksmbd is not listening for SMB Direct"
+smbd_listening || die "ksmbd is not listening for SMB Direct"
 
 # --- client: cifs over SMB Direct
 say "mounting //$ULP_ADDR/share with rdma"
@@ -97,14 +100,18 @@ say "64 MiB written and read back through SMB Direct, identical"
 # --- what went through the engine
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${KSMBD_MODULE:-}" ]; then
 	engine_served server
+	# Client writes are the server's RDMA READs, client reads its WRITEs.
+	[ "$(engine_counter bytes_read)" -gt 0 ] || die "no RDMA READ by the server"
+	[ "$(engine_counter bytes_write)" -gt 0 ] || die "no RDMA WRITE by the server"
+	say "the server's RDMA: $(engine_counter bytes_read) bytes read, $(engine_counter bytes_write) written"
 fi
 
 # --- teardown
 run umount "$MNT"
 say "stopping ksmbd"
 run ksmbd.control -s
-wait "$mountd_pid" 2> /dev/null
-umount "$SHARE"
+wait_exit "$mountd_pid" 60 ksmbd.mountd
+run umount "$SHARE"
 say "unloading modules"
 rmmod_wait cifs "$ksmbd_name"
 teardown_rdma_engine

@@ -6,7 +6,7 @@
 # null_blk.
 #
 # Optional environment:
-#   RWX_DEV            rxe (default) or siw
+#   RWX_DEV            rxe (default) or siw (not run yet)
 #   RWX_MODROOT        a modules_install root to bind over /lib/modules (the
 #                      test kernel's own modules); unset: the host's
 #   RWX_ENGINE_MODULE  path of rdma_rwx.ko, insmod'ed first; then the engine
@@ -76,9 +76,9 @@ login="id_ext=$ioc_guid,ioc_guid=$ioc_guid,initiator_ext=${gid_hex:0:16}"
 login="$login,src=$ULP_ADDR,dest=$ULP_ADDR:$CM_PORT"
 say "login: $login"
 echo "$login" > /sys/class/infiniband_srp/srp-$ULP_IBDEV-1/add_target || die "add_target"
-# The guest's only SCSI host is ib_srp's.
 wait_scsi_disk '/sys/class/scsi_host/host*/device/target*/*/block/*'
-[ -e "$(echo /sys/class/scsi_host/host*/orig_dgid)" ] || die "$dev is not on an SRP host"
+host=$(basename "$(readlink -f "$sys/device/../..")")
+[ -e "/sys/class/scsi_host/$host/orig_dgid" ] || die "$dev is not on an SRP host ($host)"
 
 # --- data: fio with crc32c verification
 FIO_TARGET=$dev
@@ -98,7 +98,7 @@ for _ in $(seq 100); do
 done
 [ -e /sys/block/${dev#/dev/} ] && die "$dev still there after the remote port was deleted"
 say "clearing the target"
-echo 0 > "$tpg/enable"
+echo 0 > "$tpg/enable" || die "disable $tpg"
 rm "$tpg/acls/$ULP_ADDR/lun_0/lun_0"
 rmdir "$tpg/acls/$ULP_ADDR/lun_0" "$tpg/acls/$ULP_ADDR"
 rm "$tpg/lun/lun_0/nullb0"

@@ -1,4 +1,5 @@
-# Sourced by the guest scripts of the SCSI and file ULPs (iser.sh, srp.sh):
+# Sourced by the guest scripts of the SCSI and file ULPs (iser.sh, srp.sh,
+# nfs.sh, smb.sh):
 # logging, failing, commands that must succeed, module loading and
 # unloading, and fio with verification.  Set RWX_LOG_PREFIX first, and
 # define diagnose() to say what the script knows on failure.  On failure
@@ -119,6 +120,19 @@ load_ulp() {
 	say "insmod $ko"
 	run insmod "$ko"
 	ULP_NAME=$(modinfo -F name "$ko")
+	[ -n "$ULP_NAME" ] || die "modinfo -F name $ko"
+}
+
+# wait_exit PID SECONDS WHAT: up to SECONDS for PID (a child) to exit, else
+# fail naming WHAT.
+wait_exit() {
+	for _ in $(seq "$(($2 * 10))"); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && die "$3 still running $2 s later"
+	wait "$1" 2> /dev/null
+	return 0
 }
 
 # wait_scsi_disk GLOB: up to 30 s for a disk to appear at GLOB (a pattern of

@@ -54,8 +54,9 @@ void rwx_conn_close(struct rwx_conn *c)
  * RTR), and retries a lost ACK forever at retry_cnt 7, librdmacm's default:
  * the sender's last completion never comes.  So the receiver lets the last
  * sender, whose completions are all in, disconnect first.  rdma_disconnect()
- * is not called afterwards: in sync mode it would wait for a second
- * DISCONNECTED event; rdma_destroy_ep() answers the peer's request.
+ * is not called afterwards: in sync mode it would wait for the id's next
+ * event, TIMEWAIT_EXIT, after the CM's timewait; rdma_destroy_ep() answers
+ * the peer's request.
  */
 int rwx_conn_await_disconnect(struct rdma_cm_id *id, int timeout_ms)
 {
@@ -76,6 +77,8 @@ int rwx_conn_await_disconnect(struct rdma_cm_id *id, int timeout_ms)
 	type = ev->event;
 	rdma_ack_cm_event(ev);
 	if (type != RDMA_CM_EVENT_DISCONNECTED) {
+		fprintf(stderr, "rwx_conn: %s while waiting for the peer to disconnect\n",
+			rdma_event_str(type));
 		errno = EPROTO;
 		return -1;
 	}
