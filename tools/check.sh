@@ -261,12 +261,10 @@ other_lane() {
 	fi
 	# librdmarwx on the 6.1 test kernel's Soft-RoCE (its busy-polling
 	# rwx_perf part takes about 4 minutes on two CPUs with no other guest
-	# beside it, more here, beside the other lane's), booted
-	# without kernel preemption, as Debian's kernels run: see the interop
-	# part of userspace/tests/vm/guest.sh.
+	# beside it, more here, beside the other lane's).
 	if [ "$test61_mods_ok" = 0 ] && [ "$vmtest_ok" = 0 ]; then
 		vm_run userspace-vm-6.1 "$KBUILD61/arch/x86/boot/bzImage" "$TEST_INITRD" \
-			"$RWX_ROOT/userspace/tests/vm/guest.sh" 1200 -a preempt=voluntary
+			"$RWX_ROOT/userspace/tests/vm/guest.sh" 1200
 	fi
 	# NVMe-oF through the engine: SGE path on rxe, MR path on rxe
 	# (force_mr), both on siw (iWARP: host writes are RDMA READs, which

@@ -88,31 +88,34 @@ else
 fi
 echo "# rwx_vmtest runs took $(( $(date +%s) - t0 )) s"
 
-# The interop pairs run on one CPU.  rdma_client and rdma_server
-# disconnect as soon as their exchange is done, and Linux 6.1's rxe drops
-# the ACK of a message whose receiver's QP went to the error state before
-# the ACK was sent, then retries a lost ACK forever (tools/rwx_conn.c has
-# the details): the sender's completion never comes.  rxe runs the
-# receiver's responder inside the sender's ibv_post_send(), completion
-# first, ACK second; on one CPU, in a kernel that does not preempt kernel
-# code (Debian's default; the 6.1 test kernel is booted with
-# preempt=voluntary for this), the woken receiver does not run between the
-# two.  A mitigation of a kernel bug, not a guarantee: a voluntary
-# preemption point between the two would reopen the window.
-ONE_CPU="taskset -c 0"
-if [ -r /sys/kernel/debug/sched/preempt ]; then
-	echo "# kernel preemption (the current one in brackets): $(cat /sys/kernel/debug/sched/preempt)"
-	if grep -q '(full)' /sys/kernel/debug/sched/preempt; then
-		echo "FAIL interop: the kernel preempts kernel code (boot it with preempt=voluntary)"
-		fail=$((fail + 1))
-	fi
-fi
+# The interop pairs run on one CPU, both SCHED_FIFO at the same priority.
+# rdma_client and rdma_server disconnect as soon as their exchange is done,
+# and Linux 6.1's rxe drops the ACK of a message whose receiver's QP went
+# to the error state before the ACK was sent, then retries a lost ACK
+# forever (tools/rwx_conn.c has the details): the sender's completion never
+# comes.  rxe runs the receiver's responder inside the sender's
+# ibv_post_send(), completion first, ACK second, without sleeping; a task
+# woken at the same real-time priority on the same CPU does not preempt
+# the running one (even in a fully preemptible kernel), so the receiver
+# runs only once the sender blocks, after the ACK.  Both sides block for
+# their completions, so nothing else on the CPU starves.
+ONE_CPU="chrt -f 1 taskset -c 0"
+
+# wait_listen PORT: up to 30 s for a server to listen on PORT (rdma_cm).
+wait_listen() {
+	for _ in $(seq 150); do
+		rdma res show cm_id 2> /dev/null | grep 'state LISTEN' | grep -q ":$1 *$" && return 0
+		sleep 0.2
+	done
+	echo "FAIL interop: nothing listens on port $1 after 30 s"
+	return 1
+}
 
 # Interop, librdmarwx client against rdmacm-utils' rdma_server.
 interop_srv() {
 	$ONE_CPU rdma_server -p 7471 > "$out.srv" 2>&1 &
 	local srv=$! rc
-	sleep 1
+	wait_listen 7471
 	timeout 60 $ONE_CPU "$T" -a "$IP" -C 7471
 	rc=$?
 	if timeout 30 tail --pid="$srv" -f /dev/null; then
@@ -133,7 +136,7 @@ interop_srv() {
 interop_cli() {
 	$ONE_CPU "$T" -S 7472 > "$out.srv" 2>&1 &
 	local srv=$! rc
-	sleep 1
+	wait_listen 7472
 	timeout 60 $ONE_CPU rdma_client -s "$IP" -p 7472 > "$out.cli" 2>&1
 	sed 's/^/# rdma_client: /' "$out.cli"
 	if grep -q '^rdma_client: end 0$' "$out.cli"; then
