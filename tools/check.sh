@@ -162,7 +162,9 @@ ulp_boot() {
 	local script=$1 ulp=$2 var=$3 name=$4 kernel=$5 initrd=$6 mods=$7 ulps=$8
 	shift 8
 	[ -f "$ulps/$ulp/$ulp.ko" ] || return 0	# recorded as not run
-	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/$script" 900 \
+	# 1200 s: a hang guard; srp-rxe (debug kernel) ran 764 s of I/O on a
+	# host with two more guests beside the lanes.
+	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/$script" 1200 \
 		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
 		-e "$var=$ulps/$ulp/$ulp.ko" "$@"
 }
