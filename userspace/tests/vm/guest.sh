@@ -101,21 +101,14 @@ echo "# rwx_vmtest runs took $(( $(date +%s) - t0 )) s"
 # their completions, so nothing else on the CPU starves.
 ONE_CPU="chrt -f 1 taskset -c 0"
 
-# wait_listen PORT: up to 30 s for a server to listen on PORT (rdma_cm).
-wait_listen() {
-	for _ in $(seq 150); do
-		rdma res show cm_id 2> /dev/null | grep 'state LISTEN' | grep -q ":$1 *$" && return 0
-		sleep 0.2
-	done
-	echo "FAIL interop: nothing listens on port $1 after 30 s"
-	return 1
-}
+# shellcheck disable=SC1091
+. "$U/tests/vm/wait-listen.sh"
 
 # Interop, librdmarwx client against rdmacm-utils' rdma_server.
 interop_srv() {
 	$ONE_CPU rdma_server -p 7471 > "$out.srv" 2>&1 &
 	local srv=$! rc
-	wait_listen 7471
+	wait_listen 7471 || echo "FAIL interop: nothing listens on port 7471 after 30 s"
 	timeout 60 $ONE_CPU "$T" -a "$IP" -C 7471
 	rc=$?
 	if timeout 30 tail --pid="$srv" -f /dev/null; then
@@ -136,7 +129,7 @@ interop_srv() {
 interop_cli() {
 	$ONE_CPU "$T" -S 7472 > "$out.srv" 2>&1 &
 	local srv=$! rc
-	wait_listen 7472
+	wait_listen 7472 || echo "FAIL interop: nothing listens on port 7472 after 30 s"
 	timeout 60 $ONE_CPU rdma_client -s "$IP" -p 7472 > "$out.cli" 2>&1
 	sed 's/^/# rdma_client: /' "$out.cli"
 	if grep -q '^rdma_client: end 0$' "$out.cli"; then

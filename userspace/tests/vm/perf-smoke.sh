@@ -17,6 +17,8 @@ set -u
 ip=${1:?usage: perf-smoke.sh <ip> [path/to/rwx_perf]}
 perf=${2:-$(dirname "$0")/../../build/tools/rwx_perf}
 port=19515 fails=0
+# shellcheck disable=SC1091
+. "$(dirname "$0")/wait-listen.sh"
 cli=/tmp/rwx_cli.$$ srv_out=/tmp/rwx_srv.$$
 HEADER='#bytes +#iterations +BW peak\[MB/sec\] +BW average\[MB/sec\] +MsgRate\[Mpps\]'
 
@@ -49,13 +51,7 @@ run() {	# name, rows, iterations, options...
 	port=$((port + 1))
 	"$perf" -p "$port" "$@" > "$srv_out" 2>&1 &
 	srv=$!
-	# Until the server listens (rdma_cm), at most 30 s.
-	i=0
-	while [ $i -lt 150 ] && ! rdma res show cm_id 2> /dev/null |
-		grep 'state LISTEN' | grep -q ":$port *\$"; do
-		sleep 0.2
-		i=$((i + 1))
-	done
+	wait_listen "$port"	# a client that finds no server fails below
 	why=""
 	if ! timeout 400 "$perf" -p "$port" "$@" "$ip" > "$cli" 2>&1; then
 		why="client failed"
