@@ -97,35 +97,19 @@ nfs_mount() {
 	grep " $MNT " /proc/mounts | grep -q 'proto=rdma' || die "NFSv$1 mount is not over RDMA"
 }
 
-# copy_both_ways VERS: a 64 MiB file written through NFS and read back,
-# compared with the original each way.
-copy_both_ways() {
-	local src=$STATE/big.$1
-	run dd if=/dev/urandom of="$src" bs=1M count=64 status=none
-	run dd if="$src" of="$MNT/big" bs=1M oflag=direct status=none
-	run cmp "$src" "$EXPORT/big"
-	run dd if="$MNT/big" of="$src.back" bs=1M iflag=direct status=none
-	run cmp "$src" "$src.back"
-	rm -f "$src" "$src.back" "$MNT/big"
-	say "NFSv$1: 64 MiB written and read back through RDMA, identical"
-}
-
 for vers in 3 4.2; do
 	say "NFSv$vers over RDMA"
 	nfs_mount $vers
 	FIO_TARGET=$MNT/fio.$vers
 	fio_verify_set
-	copy_both_ways $vers
+	copy_both_ways "$MNT" "$EXPORT" "NFSv$vers over RDMA"
 	run umount "$MNT"
 done
 
 # --- what went through the engine
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RPCRDMA_MODULE:-}" ]; then
 	engine_served server
-	# Client writes are the server's RDMA READs, client reads its WRITEs.
-	[ "$(engine_counter bytes_read)" -gt 0 ] || die "no RDMA READ by the server"
-	[ "$(engine_counter bytes_write)" -gt 0 ] || die "no RDMA WRITE by the server"
-	say "the server's RDMA: $(engine_counter bytes_read) bytes read, $(engine_counter bytes_write) written"
+	engine_read_and_wrote
 fi
 
 # --- teardown

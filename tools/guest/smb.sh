@@ -88,22 +88,12 @@ grep " $MNT " /proc/mounts | grep -q 'rdma' || die "the cifs mount is not over R
 
 FIO_TARGET=$MNT/fio
 fio_verify_set
-src=$STATE/big
-run dd if=/dev/urandom of="$src" bs=1M count=64 status=none
-run dd if="$src" of="$MNT/big" bs=1M oflag=direct status=none
-run cmp "$src" "$SHARE/big"
-run dd if="$MNT/big" of="$src.back" bs=1M iflag=direct status=none
-run cmp "$src" "$src.back"
-rm -f "$src" "$src.back" "$MNT/big"
-say "64 MiB written and read back through SMB Direct, identical"
+copy_both_ways "$MNT" "$SHARE" "SMB Direct"
 
 # --- what went through the engine
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${KSMBD_MODULE:-}" ]; then
 	engine_served server
-	# Client writes are the server's RDMA READs, client reads its WRITEs.
-	[ "$(engine_counter bytes_read)" -gt 0 ] || die "no RDMA READ by the server"
-	[ "$(engine_counter bytes_write)" -gt 0 ] || die "no RDMA WRITE by the server"
-	say "the server's RDMA: $(engine_counter bytes_read) bytes read, $(engine_counter bytes_write) written"
+	engine_read_and_wrote
 fi
 
 # --- teardown

@@ -89,6 +89,28 @@ engine_served() {
 	say "the engine served the $1's RDMA: $ctxs contexts, no error"
 }
 
+# engine_read_and_wrote: the server's RDMA went both ways (file servers:
+# client writes are the server's RDMA READs, client reads its WRITEs).
+engine_read_and_wrote() {
+	[ "$(engine_counter bytes_read)" -gt 0 ] || die "no RDMA READ by the server"
+	[ "$(engine_counter bytes_write)" -gt 0 ] || die "no RDMA WRITE by the server"
+	say "the server's RDMA: $(engine_counter bytes_read) bytes read, $(engine_counter bytes_write) written"
+}
+
+# copy_both_ways MNT BACKING WHAT: a 64 MiB file written through the mount
+# MNT and compared in the server's BACKING directory, then read back
+# through MNT and compared again.
+copy_both_ways() {
+	local src=/tmp/copy-both-ways
+	run dd if=/dev/urandom of="$src" bs=1M count=64 status=none
+	run dd if="$src" of="$1/big" bs=1M oflag=direct status=none
+	run cmp "$src" "$2/big"
+	run dd if="$1/big" of="$src.back" bs=1M iflag=direct status=none
+	run cmp "$src" "$src.back"
+	rm -f "$src" "$src.back" "$1/big"
+	say "$3: 64 MiB written and read back, identical"
+}
+
 # teardown_rdma_engine: once the ULPs are unloaded, no engine context
 # left, the engine, the RDMA device and null_blk gone, no splat, kmemleak
 # scanned.
