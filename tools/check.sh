@@ -201,7 +201,7 @@ kunit_lane() {
 	# of contexts (tracefs, trace-cmd, perf, bpftrace), on both kernels.
 	if [ "$stock_ok" = 0 ]; then
 		vm_run trace-events "$STOCK_KERNEL" "$STOCK_INITRD" \
-			"$RWX_ROOT/tools/guest/trace-events.sh" 600 \
+			"$RWX_ROOT/tools/guest/trace-events.sh" 900 \
 			-e "RWX_MODDIR=$RWX_BUILD/mod-6.12"
 	fi
 	if [ "$stock61_ok" = 0 ]; then
@@ -209,7 +209,7 @@ kunit_lane() {
 			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko"
 		vm_run trace-events-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" \
-			"$RWX_ROOT/tools/guest/trace-events.sh" 600 \
+			"$RWX_ROOT/tools/guest/trace-events.sh" 900 \
 			-e "RWX_MODDIR=$RWX_BUILD/mod-6.1"
 	fi
 	# librdmarwx on Soft-RoCE, plain and under ASan/UBSan, and interop

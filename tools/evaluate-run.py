@@ -34,6 +34,13 @@ TS_PREFIX = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 CPUS_LINE = re.compile(r'rwx-guest: (\d+) of (\d+|\?) CPUs online')
 
 
+def hung_in(lines):
+    """' in: CHAIN' from the guest's hang report (guest-init.sh), or ''."""
+    chains = [l.split('rwx-guest: hung in: ', 1)[1].strip() for l in lines
+              if 'rwx-guest: hung in: ' in l]
+    return ' in: ' + chains[-1] if chains else ''
+
+
 def cpus_result(lines, name, asked):
     """One result: the guest brought up every one of the CPUs asked for."""
     if asked < 1:
@@ -157,9 +164,11 @@ def main():
                     help='CPUs the guest was given (0: not known, which fails): fewer online fails the run')
     args = ap.parse_args()
 
+    with open(args.log, encoding='utf-8', errors='replace') as f:
+        lines = f.readlines()
     results = []
     if args.rc == 124:
-        results.append(('fail', args.name, 'guest timed out (hung): see ' + args.log))
+        results.append(('fail', args.name, 'guest timed out (hung)' + hung_in(lines) + ': see ' + args.log))
     elif args.rc == 125:
         results.append(('fail', args.name, 'guest died before its script finished (panic or crash): see ' + args.log))
     elif args.rc != 0:
@@ -167,8 +176,6 @@ def main():
     else:
         results.append(('pass', args.name, ''))
 
-    with open(args.log, encoding='utf-8', errors='replace') as f:
-        lines = f.readlines()
     splats = find_splats(lines)
     if args.cpus is not None:
         results.append(cpus_result(lines, args.name, args.cpus))

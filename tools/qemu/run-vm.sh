@@ -112,7 +112,7 @@ qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=7 acpi=noirq no5lvl$tsc_args rwx_cpus=$smp rwx_init=$here/guest-init.sh$append" \
+	-append "console=ttyS0 panic=-1 loglevel=7 acpi=noirq no5lvl$tsc_args rwx_cpus=$smp rwx_guard=$timeout_s rwx_init=$here/guest-init.sh$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
 	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &
