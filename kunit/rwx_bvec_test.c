@@ -263,7 +263,7 @@ static void rwx_bvec_shape(struct kunit *test, const struct rwx_shape *s)
 			 s->carve ? ", carved" : "", s->empty ? ", empties" : "",
 			 s->offset, s->tail);
 		if (d) {	/* random remote data into zeroed local memory */
-			get_random_bytes(remote, total);
+			rwx_rw_random(remote, total);
 			rwx_rw_fill_local(ctx, false);
 		} else {	/* random local data to zeroed remote memory */
 			rwx_rw_fill_local(ctx, true);
@@ -632,7 +632,7 @@ static void rwx_bvec_pool_empty(struct kunit *test)
 	/* max_sgl_rd 4: a READ of 8 segments prefers MRs. */
 	rwx_rw_set_sgl_rd(test, ctx->conn.device, 4);
 	total = rwx_bvec_build(test, &eight);
-	get_random_bytes(page_address(ctx->remote), total);
+	rwx_rw_random(page_address(ctx->remote), total);
 	ret = rwx_bvec_move_rec(test, false, DMA_FROM_DEVICE);
 	KUNIT_EXPECT_GT(test, ret, 0);
 	rwx_rw_fill_local(ctx, false);
@@ -757,7 +757,7 @@ static void rwx_bvec_post_faults(struct kunit *test)
 					  ctx->nr_bvec, DMA_FROM_DEVICE);
 		KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 
-		get_random_bytes(page_address(ctx->remote), total);
+		rwx_rw_random(page_address(ctx->remote), total);
 		rwx_rw_fill_local(ctx, false);
 		ret = rwx_rw_move(test, true, 0, DMA_FROM_DEVICE);
 		KUNIT_EXPECT_GT_MSG(test, ret, 0, "after a post failing at WR %d",

@@ -92,7 +92,7 @@ static void rwx_engine_shape(struct kunit *test, const struct rwx_shape *s)
 	}
 
 	/* READ: random remote data into zeroed local memory. */
-	get_random_bytes(remote, total);
+	rwx_rw_random(remote, total);
 	rwx_rw_fill_local(ctx, false);
 	if (rwx_engine_try(test, s, DMA_FROM_DEVICE)) {
 		KUNIT_EXPECT_EQ_MSG(test, rwx_rw_matching(ctx, s->offset, total),
@@ -430,7 +430,7 @@ static void rwx_engine_sgl_rd(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, caps.max_sgl_rd, 4U);
 
 	rwx_engine_list(test, &s);
-	get_random_bytes(page_address(ctx->remote), total);
+	rwx_rw_random(page_address(ctx->remote), total);
 	rwx_rw_fill_local(ctx, false);
 	ret = rwx_rw_move(test, false, s.offset, DMA_FROM_DEVICE);
 	if (list_empty(&rwx_qp(test)->rdma_mrs)) {
