@@ -17,7 +17,7 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 	--exclude='*.mod*' "$root/Kbuild" "$root/drivers" "$root/include" "$root/kunit" "$out/"
 # Keep the objects of earlier builds: rsync only rewrote changed sources.
 log=$out/build.log
-if ! make -C "$kdir" M="$out" W=1 C=1 "$@" modules > "$log" 2>&1; then
+if ! make -j"$(nproc)" -C "$kdir" M="$out" W=1 C=1 "$@" modules > "$log" 2>&1; then
 	cat "$log" >&2
 	echo "build-module: build against $kdir failed" >&2
 	exit 1

@@ -195,7 +195,7 @@ for ulp in $ulps; do
 		continue
 	fi
 	dir=$(copy_ulp "$ulp")
-	if ! make -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$(realpath "$engine")/Module.symvers" \
+	if ! make -j"$(nproc)" -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$(realpath "$engine")/Module.symvers" \
 			modules > "$dir/build.log" 2>&1; then
 		cat "$dir/build.log" >&2
 		die "$ulp did not build against $kdir"

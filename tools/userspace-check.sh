@@ -7,7 +7,7 @@ RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 log=$RWX_BUILD/userspace-check.log
 mkdir -p "$RWX_BUILD"
-make --no-print-directory -C "$RWX_ROOT/userspace" check > "$log" 2>&1
+make -j"$(nproc)" --no-print-directory -C "$RWX_ROOT/userspace" check > "$log" 2>&1
 rc=$?
 
 variant=""
