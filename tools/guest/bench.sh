@@ -16,7 +16,8 @@ mr=${RWX_BENCH_MR:-0}
 
 modprobe ib_core force_mr="$mr"
 modprobe rdma_cm
-rdma_setup rxe
+# The figures in the README were measured at rxe's path MTU 1024.
+RWX_MTU=1500 rdma_setup rxe
 if [ "${RWX_BENCH_COST:-0}" = 1 ]; then
 	insmod "$M/drivers/testing/loopback/rwx_loopback.ko"
 	insmod "$M/drivers/testing/testdev/rwx_testdev.ko"

@@ -21,38 +21,88 @@ ip link set lo up
 export RWX_OUT=/tmp/out
 rc=125
 
-# hang_report: what the script is doing when the host is about to kill a
-# run (its guard, rwx_guard= seconds): the chain of newest children from
-# the script down ("rwx-guest: hung in: ...", which the judgement quotes),
-# every process but the kernel's, the last one's kernel stack and the blocked tasks'.
-hang_report() {
-	local pid child chain=""
-	pid=$(ps -o pid=,args= --ppid 1 | awk -v s="$RWX_SCRIPT" 'index($0, s) {print $1}' | tail -n 1)
-	while [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ]; do
-		chain="$chain${chain:+ > }$(tr '\0\n' '  ' < "/proc/$pid/cmdline" | cut -c1-80 | sed 's/ *$//')"
-		child=$(cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | sort -n | tail -n 1)
-		[ -n "$child" ] || break
-		pid=$child
+# The hang report runs on kernels where every exec takes seconds (the
+# debug kernels on a loaded host): it uses shell builtins, and reads
+# /proc/PID/stat (no lock of the task's) before /proc/PID/cmdline (read
+# under the task's mmap lock, which a hung task may hold).
+
+# hang_child PID: the newest child of PID (by /proc/*/stat, not
+# /proc/PID/task/*/children, which the test kernels lack), in HANG_CHILD.
+hang_child() {
+	local stat rest
+	HANG_CHILD=""
+	for stat in /proc/[0-9]*/stat; do
+		read -r rest 2> /dev/null < "$stat" || continue
+		rest=${rest##*) }	# after "PID (comm) ": state ppid ...
+		rest=${rest#* }
+		[ "${rest%% *}" = "$1" ] || continue
+		stat=${stat#/proc/}
+		HANG_CHILD=${stat%/stat}
 	done
-	echo "rwx-guest: hung in: $chain"
-	ps --deselect --ppid 2 -p 2 -o pid,ppid,stat,wchan:32,etime,args | cut -c1-160 |
-		sed 's/^/rwx-guest: ps: /'
-	[ -n "$pid" ] && sed 's/^/rwx-guest: stack: /' "/proc/$pid/stack"
-	echo w > /proc/sysrq-trigger
 }
 
-# hang_watchdog: hang_report once the guard is nearly out (a fifth of it
-# left, 15 to 60 s); the guest's clock follows the host's under TCG.
+# hang_chain PID cmdline|comm: "rwx-guest: hung in: ...", which the
+# judgement quotes: the script's command and its newest child's, down to
+# the last (in HANG_LAST); each by its name only, or by its command line.
+hang_chain() {
+	local pid=$1 chain="" part args
+	while [ -n "$pid" ] && [ -d "/proc/$pid" ]; do
+		if [ "$2" = cmdline ]; then
+			mapfile -d '' -t args < "/proc/$pid/cmdline"
+			part="${args[*]}"
+			part=${part//[$'\t\n']/ }
+			part=${part:0:80}
+		else
+			read -r part < "/proc/$pid/comm"
+			part="[$part]"
+		fi
+		chain="$chain${chain:+ > }$part"
+		HANG_LAST=$pid
+		hang_child "$pid"
+		pid=$HANG_CHILD
+	done
+	echo "rwx-guest: hung in: $chain"
+}
+
+# hang_report PID: what the script of PID is doing when the host is about
+# to kill the run: the blocked tasks' kernel stacks (sysrq w, first: it
+# needs no lock of any task), the chain by names then by command lines,
+# the last process's kernel stack and every user process; then the chain
+# again every 10 s (the judgement quotes the last, so a run still moving
+# shows where it got).
+hang_report() {
+	local line
+	echo w > /proc/sysrq-trigger
+	hang_chain "$1" comm
+	hang_chain "$1" cmdline
+	while read -r line; do
+		echo "rwx-guest: stack: $line"
+	done < "/proc/$HANG_LAST/stack"
+	timeout -s KILL 10 ps --deselect --ppid 2 -p 2 -o pid,ppid,stat,wchan:32,etime,args |
+		cut -c1-160 | sed 's/^/rwx-guest: ps: /'
+	while sleep 10; do
+		hang_chain "$1" cmdline
+	done
+}
+
+# hang_watchdog PID: hang_report once the run's guard (rwx_guard=, seconds;
+# run-vm.sh leaves it out for -icount guests, whose clock is not the
+# host's) is nearly out: a fifth of it left, 15 to 60 s.  Stopped by TERM.
 hang_watchdog() {
 	local guard left up
+	trap 'kill $! 2> /dev/null; exit 0' TERM
 	guard=$(sed -n 's/.*rwx_guard=\([0-9]*\).*/\1/p' /proc/cmdline)
 	[ -n "$guard" ] || return 0
 	left=$((guard / 5))
 	[ "$left" -lt 15 ] && left=15
 	[ "$left" -gt 60 ] && left=60
 	up=$(cut -d. -f1 /proc/uptime)
-	[ $((guard - left - up)) -gt 0 ] && sleep $((guard - left - up))
-	hang_report
+	if [ $((guard - left - up)) -gt 0 ]; then
+		sleep $((guard - left - up)) &
+		wait $!
+	fi
+	hang_report "$1" &
+	wait $!
 }
 
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout "$RWX_OUT"; then
@@ -69,12 +119,16 @@ if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout "$RWX_OUT"; 
 	echo "rwx-guest: $(uname -r) running $RWX_SCRIPT"
 	cpus_asked=$(sed -n 's/.*rwx_cpus=\([0-9]*\).*/\1/p' /proc/cmdline)
 	echo "rwx-guest: $(getconf _NPROCESSORS_ONLN) of ${cpus_asked:-?} CPUs online ($(cat /sys/devices/system/cpu/online))"
-	hang_watchdog &
+	# The script runs in the foreground (a background job would ignore
+	# SIGINT); it says its PID for the watchdog before it becomes the script.
+	rm -f /run/rwx-script.pid
+	hang_watchdog "$(while [ ! -s /run/rwx-script.pid ]; do sleep 0.1; done
+		cat /run/rwx-script.pid)" &
 	watchdog=$!
-	bash "$RWX_SCRIPT"
+	bash -c 'echo $$ > /run/rwx-script.pid; exec bash "$RWX_SCRIPT"'
 	rc=$?
-	pkill -P "$watchdog"
-	kill "$watchdog"
+	kill "$watchdog" 2> /dev/null
+	wait "$watchdog"
 	sync
 	umount "$RWX_OUT"
 else

@@ -90,6 +90,10 @@ if [ -n "${RWX_QEMU_ICOUNT:-}" ]; then
 	icount=(-icount shift=0,sleep=off,align=off)
 	tsc_args=" tsc_early_khz=1000000 tsc=reliable"
 fi
+# The guard, for the guest's hang report (guest-init.sh), but not under
+# -icount: the guest's clock is then not the host's.
+guard_arg=" rwx_guard=$timeout_s"
+[ -n "${RWX_QEMU_ICOUNT:-}" ] && guard_arg=""
 # RWX_QEMU_PLUGIN=SO,ARGS: a TCG plugin, e.g. tools/qemu/insn-profile.c's
 # (make bench's profile; it needs the single TCG thread of RWX_QEMU_ICOUNT).
 plugin=()
@@ -112,7 +116,7 @@ qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=7 acpi=noirq no5lvl$tsc_args rwx_cpus=$smp rwx_guard=$timeout_s rwx_init=$here/guest-init.sh$append" \
+	-append "console=ttyS0 panic=-1 loglevel=7 acpi=noirq no5lvl$tsc_args rwx_cpus=$smp$guard_arg rwx_init=$here/guest-init.sh$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
 	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &
