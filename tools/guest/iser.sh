@@ -161,6 +161,16 @@ fio_verify_set
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}" ]; then
 	engine_served target
 fi
+# The logout on one CPU: on two, iscsid at idle priority still runs
+# beside rxe's completion work (the race above; seen once in make check,
+# WARNING in iscsit_release_cmd at the module unload).  CPU 1 back after
+# the teardown.
+cpu1=/sys/devices/system/cpu/cpu1/online
+if [ -w $cpu1 ] && [ "$(cat $cpu1)" = 1 ]; then
+	echo 0 > $cpu1 || die "taking CPU 1 offline for the logout"
+else
+	cpu1=""
+fi
 say "logout"
 run iscsiadm -m node -T "$TGT_IQN" -p "$PORTAL" --logout
 run iscsiadm -m node -o delete
@@ -196,5 +206,6 @@ rmmod_wait "$isert_name" iscsi_target_mod \
 	target_core_mod \
 	ib_iser iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi
 kill "$dbus_pid"
+[ -z "$cpu1" ] || echo 1 > $cpu1 || die "bringing CPU 1 back"
 teardown_rdma_engine
 echo "iser: passed"
