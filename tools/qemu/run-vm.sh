@@ -84,16 +84,14 @@ fi
 # once.  The guest's TSC then counts those nanoseconds: 1 GHz.
 # Every other guest runs on RWX_QEMU_SMP vCPUs (default 2, the machine's
 # cores), one TCG thread each.
-accel="tcg,thread=multi" smp=${RWX_QEMU_SMP:-2} icount=()
+# The guard goes to the guest for its hang report (guest-init.sh), but not
+# under -icount: the guest's clock is then not the host's.
+accel="tcg,thread=multi" smp=${RWX_QEMU_SMP:-2} icount=() guard_arg=" rwx_guard=$timeout_s"
 if [ -n "${RWX_QEMU_ICOUNT:-}" ]; then
-	accel="tcg,thread=single" smp=1
+	accel="tcg,thread=single" smp=1 guard_arg=""
 	icount=(-icount shift=0,sleep=off,align=off)
 	tsc_args=" tsc_early_khz=1000000 tsc=reliable"
 fi
-# The guard, for the guest's hang report (guest-init.sh), but not under
-# -icount: the guest's clock is then not the host's.
-guard_arg=" rwx_guard=$timeout_s"
-[ -n "${RWX_QEMU_ICOUNT:-}" ] && guard_arg=""
 # RWX_QEMU_PLUGIN=SO,ARGS: a TCG plugin, e.g. tools/qemu/insn-profile.c's
 # (make bench's profile; it needs the single TCG thread of RWX_QEMU_ICOUNT).
 plugin=()
