@@ -42,6 +42,8 @@
 #                     short data round and one short userspace round
 #                     (64 B); checks that the pieces work and the tables
 #                     come out, nothing more
+#   RWX_BENCH_STEP    all (default), prepare (build what the guests need,
+#                     then stop) or run (take it as built)
 set -uo pipefail
 RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export RWX_ROOT
@@ -68,27 +70,37 @@ if [ "${RWX_BENCH_SMOKE:-0}" = 1 ]; then
 fi
 parts=${RWX_BENCH_PARTS:-cost data userspace}
 
-prepare_stock_612 || exit 1
-case " $parts " in *" cost "*)
-	# The engine with its trace events compiled out, for their cost.
-	"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" \
-		"$RWX_BUILD/mod-6.12-notrace" RWX_NOTRACE=1 || exit 1
-	mkdir -p "$RWX_BUILD/qemu"
-	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
-		-o "$RWX_BUILD/qemu/insn-profile.so" \
-		"$RWX_ROOT/tools/qemu/insn-profile.c" || exit 1
-esac
-case " $parts " in *" data "*)
-	"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
-		"$RWX_BUILD/ulps-6.12" nvmet-rdma > /dev/null || exit 1
-esac
-case " $parts " in *" userspace "*)
-	make --no-print-directory -C "$RWX_ROOT/userspace" all bench \
-		> "$RWX_BUILD/userspace-bench-build.log" 2>&1 || {
-		tail -n 20 "$RWX_BUILD/userspace-bench-build.log"
-		exit 1
-	}
-esac
+# What the guests need: the modules, the profile plugin, nvmet-rdma and
+# the userspace binaries.  make check builds them first and runs the bench
+# beside other guests, whose modules a rebuild must not replace.
+prepare_bench() {
+	prepare_stock_612 || return 1
+	case " $parts " in *" cost "*)
+		# The engine with its trace events compiled out, for their cost.
+		"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" \
+			"$RWX_BUILD/mod-6.12-notrace" RWX_NOTRACE=1 || return 1
+		mkdir -p "$RWX_BUILD/qemu"
+		gcc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+			-o "$RWX_BUILD/qemu/insn-profile.so" \
+			"$RWX_ROOT/tools/qemu/insn-profile.c" || return 1
+	esac
+	case " $parts " in *" data "*)
+		"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
+			"$RWX_BUILD/ulps-6.12" nvmet-rdma > /dev/null || return 1
+	esac
+	case " $parts " in *" userspace "*)
+		make --no-print-directory -C "$RWX_ROOT/userspace" all bench \
+			> "$RWX_BUILD/userspace-bench-build.log" 2>&1 || {
+			tail -n 20 "$RWX_BUILD/userspace-bench-build.log"
+			return 1
+		}
+	esac
+}
+step=${RWX_BENCH_STEP:-all}
+if [ "$step" != run ]; then
+	prepare_bench || exit 1
+fi
+[ "$step" = prepare ] && exit 0
 release=$(stock_612_release)
 status=0
 

@@ -129,10 +129,9 @@ kunit_boot() {
 		-e "RWX_SUPPORT_MODULES=$M/drivers/testing/loopback/rwx_loopback.ko \
 $M/drivers/testing/testdev/rwx_testdev.ko" -e "RWX_KUNIT_MODULES=${suites# }" "$@"
 }
-ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_bvec rwx_testdev rwx_sig"
-# Contexts from both CPUs at once, migrating, across CPU hotplug: a boot
-# of its own in each lane (6.12 and 6.1).
-SMP_SUITES="rwx_smp"
+# rwx_smp last: contexts from both CPUs at once, migrating, across CPU
+# hotplug (a boot of its own cost each kernel about two minutes more).
+ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_bvec rwx_testdev rwx_sig rwx_smp"
 # The MR path everywhere: ib_core.force_mr=1 gives rxe QPs their MR pool.
 FORCE_MR_SUITES="rwx_engine rwx_diff rwx_bvec"
 
@@ -163,7 +162,7 @@ ulp_boot() {
 	shift 8
 	[ -f "$ulps/$ulp/$ulp.ko" ] || return 0	# recorded as not run
 	# 1200 s: a hang guard; srp-rxe (debug kernel) ran 764 s of I/O on a
-	# host with two more guests beside the lanes.
+	# host with two more guests beside make check's.
 	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/$script" 1200 \
 		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
 		-e "$var=$ulps/$ulp/$ulp.ko" "$@"
@@ -184,53 +183,153 @@ stock_ulp_boots() {
 	srp_boot "srp-$v" "$kernel" "$initrd" "$RWX_BUILD/mod-$v" "$RWX_BUILD/ulps-$v"
 }
 
-# One lane: every suite on a default boot, and the stock-kernel smoke test.
-kunit_lane() {
+# Every guest run is a job of its own (a function); run_jobs runs them two
+# at a time (a TCG guest keeps about one host core busy), longest first so
+# that the two ends meet: the order follows a warm run's guest times, in s.
+# Each job checks what it needs; one whose modules did not build records
+# nothing, and the suites below say it was not run.
+job_kunit() {	# 560
+	[ "$test_mods_ok" = 0 ] || return 0
 	RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit 6.12
-	if [ "$test61_mods_ok" = 0 ]; then
-		VM_CASE_PREFIX="6.1: " RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit-6.1 6.1
-		VM_CASE_PREFIX="6.1: " RWX_KUNIT_SUITES=$SMP_SUITES kunit_boot kunit-smp-6.1 6.1
-	fi
-	# The module built against Debian's headers, on Debian's own kernels.
-	if [ "$stock_ok" = 0 ]; then
-		vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
-			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
-			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
-	fi
-	# The engine's counters and trace events over a known sequence
-	# of contexts (tracefs, trace-cmd, perf, bpftrace), on both kernels.
-	if [ "$stock_ok" = 0 ]; then
-		vm_run trace-events "$STOCK_KERNEL" "$STOCK_INITRD" \
-			"$RWX_ROOT/tools/guest/trace-events.sh" 900 \
-			-e "RWX_MODDIR=$RWX_BUILD/mod-6.12"
-	fi
-	if [ "$stock61_ok" = 0 ]; then
-		vm_run smoke-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" \
-			"$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
-			-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko"
-		vm_run trace-events-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" \
-			"$RWX_ROOT/tools/guest/trace-events.sh" 900 \
-			-e "RWX_MODDIR=$RWX_BUILD/mod-6.1"
-	fi
-	# librdmarwx on Soft-RoCE, plain and under ASan/UBSan, and interop
-	# with rdmacm-utils' rdma_server / rdma_client.
-	if [ "$vmtest_ok" = 0 ]; then
-		vm_run userspace-vm "$STOCK_KERNEL" "$STOCK_INITRD" \
-			"$RWX_ROOT/userspace/tests/vm/guest.sh" 300
-	fi
-	# The target broken under load: I/O errors on the host, a clean
-	# teardown on the target.
-	nvmeof_boot nvmeof-fault-link-delete -e RWX_DEV=rxe -e RWX_FAULT=link-delete
-	nvmeof_boot nvmeof-fault-port-remove -e RWX_DEV=rxe -e RWX_FAULT=port-remove
+}
+job_kunit_61() {	# 560
+	[ "$test61_mods_ok" = 0 ] || return 0
+	VM_CASE_PREFIX="6.1: " RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit-6.1 6.1
+}
+# NVMe-oF through the engine: SGE path on rxe, MR path on rxe (force_mr),
+# both on siw (iWARP: host writes are RDMA READs, which need MRs).  With
+# RWX_SMP=1 (here the MR path; the SGE path on both stock kernels) a run
+# also does I/O on every CPU, changes the queue count by reconnects and
+# takes a CPU offline and back under I/O.  The MR path and siw with no
+# in-capsule data, so that every host write, down to 512 B, is an RDMA
+# READ of the target's.
+job_nvmeof_rxe_mr() {	# 531
+	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
+		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0 -e RWX_SMP=1
+}
+# LIO's iSER and SRP targets with the engine-built ib_isert and ib_srpt.
+job_iser_rxe() {	# 452
 	iser_boot iser-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e ISER_FIO_SIZE=4
+}
+job_kunit_force_mr_61() {	# 429
+	[ "$test61_mods_ok" = 0 ] || return 0
+	VM_CASE_PREFIX="6.1: force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
+		kunit_boot kunit-force-mr-6.1 6.1 -a ib_core.force_mr=1 \
+		-e RWX_ENGINE_PARAMS=force_mr=1
+}
+# librdmarwx on the 6.1 test kernel's Soft-RoCE (its busy-polling rwx_perf
+# part takes about 4 minutes on two CPUs with no other guest beside it).
+job_userspace_vm_61() {	# 363
+	[ "$test61_mods_ok" = 0 ] && [ "$vmtest_ok" = 0 ] || return 0
+	vm_run userspace-vm-6.1 "$KBUILD61/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_ROOT/userspace/tests/vm/guest.sh" 1200
+}
+job_srp_rxe() {	# 345
 	srp_boot srp-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e SRP_FIO_SIZE=4
+}
+job_kunit_force_mr() {	# 313
+	[ "$test_mods_ok" = 0 ] || return 0
+	VM_CASE_PREFIX="force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
+		kunit_boot kunit-force-mr 6.12 -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1
+}
+job_nvmeof_siw() {	# 285
+	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
+}
+# The harness's self-tests in guests (their results are recorded as they run).
+job_harness_vm() {	# 280
+	suite harness-vm
+	if [ "$test_mods_ok" = 0 ]; then
+		bash "$RWX_ROOT/tools/test-harness.sh" vm
+	else
+		fail "harness-vm" "no test kernel or test modules"
+	fi
+}
+# make bench's pieces, once and short (built before the jobs start).
+job_bench() {	# 280
+	[ "$bench_prepared" = 0 ] || return 0
+	RWX_BENCH_SMOKE=1 RWX_BENCH_STEP=run bash "$RWX_ROOT/tools/bench.sh" > "$BENCH_LOG" 2>&1
+	echo $? > "$BENCH_LOG.rc"
+}
+job_stock_612() {	# 264
 	[ "$ulps_612_ok" = 0 ] && stock_ulp_boots 6.12 "$STOCK_KERNEL" "$STOCK_INITRD"
-	# Debian 12's default kernel, 6.1, with the ULPs from linux-source-6.1.
+}
+job_srp_rxe_mr() {	# 254
+	srp_boot srp-rxe-mr "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr \
+		-e SRP_FIO_SIZE=4
+}
+job_nvmeof_rxe() {	# 251
+	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge
+}
+# The target broken under load: I/O errors on the host, a clean teardown
+# on the target.
+job_nvmeof_fault_link_delete() {	# 214
+	nvmeof_boot nvmeof-fault-link-delete -e RWX_DEV=rxe -e RWX_FAULT=link-delete
+}
+job_nvmeof_fault_port_remove() {	# 200
+	nvmeof_boot nvmeof-fault-port-remove -e RWX_DEV=rxe -e RWX_FAULT=port-remove
+}
+# The engine's counters and trace events over a known sequence of
+# contexts (tracefs, trace-cmd, perf, bpftrace), on both kernels.
+job_trace_events_61() {	# 170
+	[ "$stock61_ok" = 0 ] || return 0
+	vm_run trace-events-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" \
+		"$RWX_ROOT/tools/guest/trace-events.sh" 900 -e "RWX_MODDIR=$RWX_BUILD/mod-6.1"
+}
+job_trace_events() {	# 151
+	[ "$stock_ok" = 0 ] || return 0
+	vm_run trace-events "$STOCK_KERNEL" "$STOCK_INITRD" \
+		"$RWX_ROOT/tools/guest/trace-events.sh" 900 -e "RWX_MODDIR=$RWX_BUILD/mod-6.12"
+}
+# Debian 12's default kernel, 6.1, with the ULPs from linux-source-6.1.
+job_stock_61() {	# 118
 	[ "$ulps_61_ok" = 0 ] && stock_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
+}
+# librdmarwx on Soft-RoCE, plain and under ASan/UBSan, and interop with
+# rdmacm-utils' rdma_server / rdma_client.
+job_userspace_vm() {	# 51
+	[ "$vmtest_ok" = 0 ] || return 0
+	vm_run userspace-vm "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/userspace/tests/vm/guest.sh" 300
+}
+# The module built against Debian's headers, on Debian's own kernels.
+job_smoke_61() {	# 18
+	[ "$stock61_ok" = 0 ] || return 0
+	vm_run smoke-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko"
+}
+job_smoke_612() {	# 15
+	[ "$stock_ok" = 0 ] || return 0
+	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
+}
+GUEST_JOBS="job_kunit job_kunit_61 job_nvmeof_rxe_mr job_iser_rxe job_kunit_force_mr_61
+job_userspace_vm_61 job_srp_rxe job_kunit_force_mr job_nvmeof_siw job_harness_vm job_bench
+job_stock_612 job_srp_rxe_mr job_nvmeof_rxe job_nvmeof_fault_link_delete
+job_nvmeof_fault_port_remove job_trace_events_61 job_trace_events job_stock_61
+job_userspace_vm job_smoke_61 job_smoke_612"
+
+# run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
+# one's output in $RWX_BUILD/jobs/JOB.log; then those logs in that order.
+run_jobs() {
+	local slots=$1 job
+	shift
+	rm -rf "$RWX_BUILD/jobs"
+	mkdir -p "$RWX_BUILD/jobs"
+	for job in "$@"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do
+			wait -n
+		done
+		"$job" > "$RWX_BUILD/jobs/$job.log" 2>&1 &
+	done
+	wait
+	for job in "$@"; do
+		cat "$RWX_BUILD/jobs/$job.log"
+	done
 }
 
 # record_guest_checks LOG [TAG]: record the per-check lines a guest printed
@@ -249,82 +348,36 @@ record_guest_checks() {
 	done < "$log"
 }
 
-# The other lane: the harness self-tests and the MR path everywhere (ib_core.force_mr=1 gives rxe QPs their MR pool).
-other_lane() {
-	suite harness-vm
-	bash "$RWX_ROOT/tools/test-harness.sh" vm
-	RWX_KUNIT_SUITES=$SMP_SUITES kunit_boot kunit-smp 6.12
-	VM_CASE_PREFIX="force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
-		kunit_boot kunit-force-mr 6.12 -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1
-	if [ "$test61_mods_ok" = 0 ]; then
-		VM_CASE_PREFIX="6.1: force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
-			kunit_boot kunit-force-mr-6.1 6.1 -a ib_core.force_mr=1 \
-			-e RWX_ENGINE_PARAMS=force_mr=1
-	fi
-	# librdmarwx on the 6.1 test kernel's Soft-RoCE (its busy-polling
-	# rwx_perf part takes about 4 minutes on two CPUs with no other guest
-	# beside it, more here, beside the other lane's).
-	if [ "$test61_mods_ok" = 0 ] && [ "$vmtest_ok" = 0 ]; then
-		vm_run userspace-vm-6.1 "$KBUILD61/arch/x86/boot/bzImage" "$TEST_INITRD" \
-			"$RWX_ROOT/userspace/tests/vm/guest.sh" 1200
-	fi
-	# NVMe-oF through the engine: SGE path on rxe, MR path on rxe
-	# (force_mr), both on siw (iWARP: host writes are RDMA READs, which
-	# need MRs).
-	# With RWX_SMP=1 (here the MR path; the SGE path on both stock
-	# kernels) a run also does I/O on every CPU, changes the queue count by
-	# reconnects and takes a CPU offline and back under I/O.
-	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge
-	# Those two with no in-capsule data, so that every host write, down to
-	# 512 B, is an RDMA READ of the target's.
-	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
-		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0 -e RWX_SMP=1
-	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
-	# SRP on the MR path (over siw: not run yet).
-	srp_boot srp-rxe-mr "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
-		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr \
-		-e SRP_FIO_SIZE=4
-}
-
-# The userspace guest tests' binaries, for both lanes.
+# The userspace guest tests' binaries, for their guests.
 rm -rf "$RWX_BUILD"/vm/userspace-vm*
 make --no-print-directory -C "$RWX_ROOT/userspace" vmtest \
 	> "$RWX_BUILD/userspace-vmtest-build.log" 2>&1
 vmtest_ok=$?
 
-# A TCG guest keeps about one host core busy: run two lanes at once.
+# make bench's guests, built before any guest runs.
+BENCH_LOG=$RWX_BUILD/bench-smoke.log
+rm -f "$BENCH_LOG" "$BENCH_LOG.rc"
+RWX_BENCH_SMOKE=1 RWX_BENCH_STEP=prepare bash "$RWX_ROOT/tools/bench.sh" > "$BENCH_LOG" 2>&1
+bench_prepared=$?
+
 if [ "$test_mods_ok" = 0 ]; then
 	KUNIT_PY=$(readlink -f "$KBUILD/source")/tools/testing/kunit/kunit.py
 	TEST_INITRD=$(initramfs_for)
 	export KBUILD KBUILD61 KUNIT_PY TEST_INITRD
-	kunit_lane > "$RWX_BUILD/kunit-lane.log" 2>&1 &
-	kunit_pid=$!
-else
-	kunit_pid=""
 fi
-if [ "$test_mods_ok" = 0 ]; then
-	other_lane
-else
-	suite harness-vm
-	fail "harness-vm" "no test kernel or test modules"
-fi
-[ -n "$kunit_pid" ] && wait "$kunit_pid"
+# shellcheck disable=SC2086
+run_jobs 2 $GUEST_JOBS
 
 suite kunit
-if [ -n "$kunit_pid" ]; then
-	cat "$RWX_BUILD/kunit-lane.log"
+if [ -f "$RWX_BUILD/vm/kunit/judgement" ] && [ -f "$RWX_BUILD/vm/kunit-force-mr/judgement" ]; then
 	vm_record kunit
 	vm_record kunit-force-mr
-	vm_record kunit-smp
 else
 	fail "kunit" "no test kernel or test modules to run"
 fi
-if [ -f "$RWX_BUILD/vm/kunit-6.1/judgement" ] && [ -f "$RWX_BUILD/vm/kunit-force-mr-6.1/judgement" ] &&
-	[ -f "$RWX_BUILD/vm/kunit-smp-6.1/judgement" ]; then
+if [ -f "$RWX_BUILD/vm/kunit-6.1/judgement" ] && [ -f "$RWX_BUILD/vm/kunit-force-mr-6.1/judgement" ]; then
 	vm_record kunit-6.1
 	vm_record kunit-force-mr-6.1
-	vm_record kunit-smp-6.1
 else
 	fail "kunit-6.1" "not run: no 6.1 test kernel or test modules"
 fi
@@ -379,9 +432,8 @@ done
 # make bench's pieces, once and short: the figures are not judged, only
 # that its guests ran and its tables came out whole.
 suite bench
-BENCH_LOG=$RWX_BUILD/bench-smoke.log
-RWX_BENCH_SMOKE=1 bash "$RWX_ROOT/tools/bench.sh" > "$BENCH_LOG" 2>&1
-bench_rc=$?
+bench_rc=$bench_prepared
+[ "$bench_rc" = 0 ] && bench_rc=$(cat "$BENCH_LOG.rc" 2>/dev/null || echo "no status")
 grep -E '^bench: (cost (sge|sig): icount|trace sge: off|sge +randread|userspace: )' "$BENCH_LOG" |
 	sed 's/^/   /'
 # bench_table NAME CHECK...: NAME passes when the short bench ran and each
@@ -470,7 +522,7 @@ bench_profile_sig() {
 bench_table "make bench, short: the per-function instruction profile (QEMU plugin)" \
 	bench_profile_sge bench_profile_sig
 
-# The Debian packages, after every guest lane: installing rdma-rwx-dkms
+# The Debian packages, after every guest: installing rdma-rwx-dkms
 # rewrites the stock kernels' module indexes the guests read.
 suite packages
 bash "$RWX_ROOT/tools/test-debs.sh" > "$RWX_BUILD/test-debs.log" 2>&1
