@@ -1,23 +1,13 @@
 #!/bin/bash
 # PID 1 inside the QEMU guest, after the initramfs switched root to the
-# host's read-only / .  Sets up a writable scratch space, runs the script
-# named in the run's env.sh, reports its exit status and powers off.
+# host's read-only / and mounted the guest's writable places on it (tmpfs
+# on /run, /tmp, /var/tmp, /dev/shm; the host's /tmp at /run/host-tmp;
+# the run's directory at /tmp/out).
+# Runs the script named in the run's env.sh, reports its exit status and
+# powers off.  Shell builtins where they do: every exec of a dynamic binary
+# costs a debug kernel under TCG about a second.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp
-
-# The host's /tmp goes under a writable tmpfs; keep it reachable first, as
-# the project itself may live there (a CI clone, say).
-mount -t tmpfs tmpfs /run
-mkdir -p /run/host-tmp
-mount --bind /tmp /run/host-tmp
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /var/tmp
-mount -t debugfs debugfs /sys/kernel/debug
-mkdir -p /dev/pts /dev/shm /tmp/out
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-ip link set lo up
-
 export RWX_OUT=/tmp/out
 rc=125
 
@@ -85,27 +75,53 @@ hang_report() {
 	done
 }
 
-# hang_watchdog PID: hang_report once the run's guard (rwx_guard=, seconds;
-# run-vm.sh leaves it out for -icount guests, whose clock is not the
-# host's) is nearly out: a fifth of it left, 15 to 60 s.  Stopped by TERM.
+# hang_watchdog: hang_report on the script (its PID in /run/rwx-script.pid)
+# once the run's guard (rwx_guard=, seconds; run-vm.sh leaves it out for
+# -icount guests, whose clock is not the host's) is nearly out: a fifth of
+# it left, 15 to 60 s.  Stopped by TERM.
 hang_watchdog() {
-	local guard left up
+	local guard left up pid=""
 	trap 'kill $! 2> /dev/null; exit 0' TERM
-	guard=$(sed -n 's/.*rwx_guard=\([0-9]*\).*/\1/p' /proc/cmdline)
+	guard=${CMDLINE_ARGS[rwx_guard]:-}
 	[ -n "$guard" ] || return 0
 	left=$((guard / 5))
 	[ "$left" -lt 15 ] && left=15
 	[ "$left" -gt 60 ] && left=60
-	up=$(cut -d. -f1 /proc/uptime)
+	read -r up _ < /proc/uptime
+	up=${up%.*}
 	if [ $((guard - left - up)) -gt 0 ]; then
 		sleep $((guard - left - up)) &
 		wait $!
 	fi
-	hang_report "$1" &
+	read -r pid 2> /dev/null < /run/rwx-script.pid
+	if [ -z "$pid" ]; then
+		echo "rwx-guest: hung in: guest-init.sh, before the script started"
+		return 0
+	fi
+	hang_report "$pid" &
 	wait $!
 }
 
-if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout "$RWX_OUT"; then
+# The kernel command line's NAME=VALUE words, by name.
+declare -A CMDLINE_ARGS
+read -r -a words < /proc/cmdline
+for word in "${words[@]}"; do
+	case $word in *=*) CMDLINE_ARGS[${word%%=*}]=${word#*=} ;; esac
+done
+
+# count_cpus LIST: how many CPUs a list like "0-1,3" names, in CPU_COUNT.
+count_cpus() {
+	local part IFS=,
+	CPU_COUNT=0
+	for part in $1; do
+		case $part in
+		*-*) CPU_COUNT=$((CPU_COUNT + ${part#*-} - ${part%-*} + 1)) ;;
+		*) CPU_COUNT=$((CPU_COUNT + 1)) ;;
+		esac
+	done
+}
+
+if [ -f "$RWX_OUT/env.sh" ]; then
 	# shellcheck disable=SC1091
 	. "$RWX_OUT/env.sh"
 	# Host directories under /tmp the run needs, back at their own paths.
@@ -116,23 +132,23 @@ if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout "$RWX_OUT"; 
 			mount --bind "/run/host-tmp/${dir#/tmp/}" "$dir" ;;
 		esac
 	done
-	echo "rwx-guest: $(uname -r) running $RWX_SCRIPT"
-	cpus_asked=$(sed -n 's/.*rwx_cpus=\([0-9]*\).*/\1/p' /proc/cmdline)
-	echo "rwx-guest: $(getconf _NPROCESSORS_ONLN) of ${cpus_asked:-?} CPUs online ($(cat /sys/devices/system/cpu/online))"
+	read -r release < /proc/sys/kernel/osrelease
+	echo "rwx-guest: $release running $RWX_SCRIPT"
+	read -r online < /sys/devices/system/cpu/online
+	count_cpus "$online"
+	echo "rwx-guest: $CPU_COUNT of ${CMDLINE_ARGS[rwx_cpus]:-?} CPUs online ($online)"
 	# The script runs in the foreground (a background job would ignore
-	# SIGINT); it says its PID for the watchdog before it becomes the script.
-	rm -f /run/rwx-script.pid
-	hang_watchdog "$(while [ ! -s /run/rwx-script.pid ]; do sleep 0.1; done
-		cat /run/rwx-script.pid)" &
+	# SIGINT); its subshell says its PID for the watchdog, then becomes it.
+	hang_watchdog &
 	watchdog=$!
-	bash -c 'echo $$ > /run/rwx-script.pid; exec bash "$RWX_SCRIPT"'
+	(echo "$BASHPID" > /run/rwx-script.pid; exec bash "$RWX_SCRIPT")
 	rc=$?
 	kill "$watchdog" 2> /dev/null
 	wait "$watchdog"
 	sync
 	umount "$RWX_OUT"
 else
-	echo "rwx-guest: cannot mount the output share"
+	echo "rwx-guest: the output share is not mounted (no env.sh in $RWX_OUT)"
 fi
 echo "RWX-GUEST-EXIT: $rc"
 # Reboot (QEMU runs with -no-reboot, so it exits): with acpi=noirq the

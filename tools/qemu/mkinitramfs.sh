@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build a tiny initramfs: busybox plus, for a kernel whose 9p support is
 # modular (Debian's), the modules needed to mount the host root over 9p.
-# Its /init mounts the host's / read-only and switch_roots into it to run
-# tools/qemu/guest-init.sh (named by rwx_init= on the kernel command line).
+# Its /init mounts the host's / read-only, the guest's own writable places
+# on it, and switch_roots into it to run tools/qemu/guest-init.sh (named by
+# rwx_init= on the kernel command line).
 #
 # usage: mkinitramfs.sh OUTPUT [KERNEL_RELEASE]
 #   KERNEL_RELEASE: take the 9p modules from /lib/modules/KERNEL_RELEASE;
@@ -59,6 +60,24 @@ fi
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
+# The guest's writable places, mounted here by busybox: a debug kernel
+# under TCG takes about a second for each exec of a dynamic binary from the
+# 9p root, a fraction of that for this static one from memory.  The host's
+# /tmp goes under a tmpfs of the guest's own, reachable first at
+# /run/host-tmp, as the project itself may live there (a CI clone, say).
+mount -t tmpfs tmpfs /newroot/run
+mkdir -p /newroot/run/host-tmp
+mount --bind /newroot/tmp /newroot/run/host-tmp
+mount -t tmpfs tmpfs /newroot/tmp
+mount -t tmpfs tmpfs /newroot/var/tmp
+mount -t debugfs debugfs /newroot/sys/kernel/debug
+mkdir -p /newroot/dev/pts /newroot/dev/shm /newroot/tmp/out
+mount -t devpts devpts /newroot/dev/pts
+mount -t tmpfs tmpfs /newroot/dev/shm
+ip link set lo up
+# The run's own directory on the host (console output aside): its env.sh
+# says what to run; guest-init.sh reports a failed mount.
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout /newroot/tmp/out
 exec switch_root /newroot /bin/bash "$rwx_init"
 INIT
 chmod +x "$root/init"
