@@ -10,6 +10,8 @@ export RWX_ROOT
 export RWX_RESULTS RWX_BUILD RWX_CACHE
 
 check_start=$SECONDS
+RWX_CHECK_T0=$EPOCHSECONDS
+export RWX_CHECK_T0
 mkdir -p "$RWX_BUILD"
 : > "$RWX_RESULTS"
 
@@ -36,6 +38,12 @@ trap 'kill $(jobs -p) 2>/dev/null; pkill -KILL -x "$RWX_VM_NAME" 2>/dev/null; ex
 
 suite deps
 run_test "dependencies from Debian's archive" bash "$RWX_ROOT/tools/deps.sh" || { summary; exit 1; }
+
+# The test kernels' sources unpack (xz: one core each, about half a minute
+# when cold) beside the steps below; waited for before the kernels build.
+for series in 6.12 6.1; do
+	"$RWX_ROOT/tools/kernel/build-test-kernel.sh" --series "$series" --source > /dev/null 2>&1 &
+done
 
 suite build
 H61=$(headers_61) H612=$(headers_612)
@@ -77,6 +85,7 @@ suite userspace
 bash "$RWX_ROOT/tools/userspace-check.sh"
 
 suite test-kernel
+wait	# the sources' unpacking
 if KBUILD=$("$RWX_ROOT/tools/kernel/build-test-kernel.sh"); then
 	pass "test kernel (linux-source-6.12 + tools/kernel/test-kernel.config)"
 	run_test "module and KUnit suites, W=1 C=1, test kernel" \
@@ -324,7 +333,11 @@ run_jobs() {
 		while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do
 			wait -n
 		done
-		"$job" > "$RWX_BUILD/jobs/$job.log" 2>&1 &
+		{
+			local t0=$EPOCHSECONDS
+			"$job"
+			echo "   ($job: $((EPOCHSECONDS - t0)) s, ended $((EPOCHSECONDS - RWX_CHECK_T0)) s into make check)"
+		} > "$RWX_BUILD/jobs/$job.log" 2>&1 &
 	done
 	wait
 	for job in "$@"; do

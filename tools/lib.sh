@@ -8,7 +8,12 @@ RWX_BUILD=${RWX_BUILD:-$RWX_ROOT/build}
 RWX_RESULTS=${RWX_RESULTS:-$RWX_BUILD/results.tsv}
 RWX_SUITE=${RWX_SUITE:-misc}
 
-suite() { export RWX_SUITE=$1; echo "== suite $1"; }
+# suite NAME: results from here on belong to NAME; in make check, the
+# header says when it began (RWX_CHECK_T0, make check's start).
+suite() {
+	export RWX_SUITE=$1
+	echo "== suite $1${RWX_CHECK_T0:+ ($((EPOCHSECONDS - RWX_CHECK_T0)) s into make check)}"
+}
 
 record() {	# record RESULT TEST [DETAIL]
 	local result=$1 test=$2 detail=${3:-}
