@@ -78,6 +78,9 @@ ip link set lo up
 # The run's own directory on the host (console output aside): its env.sh
 # says what to run; guest-init.sh reports a failed mount.
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rwxout /newroot/tmp/out
+# A project under the host's /tmp (a CI clone, say) is now under
+# /run/host-tmp: guest-init.sh binds what the run needs back.
+case $rwx_init in /tmp/*) rwx_init=/run/host-tmp/${rwx_init#/tmp/} ;; esac
 exec switch_root /newroot /bin/bash "$rwx_init"
 INIT
 chmod +x "$root/init"
