@@ -194,14 +194,15 @@ stock_ulp_boots() {
 
 # Every guest run is a job of its own (a function); run_jobs runs them two
 # at a time (a TCG guest keeps about one host core busy), longest first so
-# that the two ends meet: the order follows a warm run's guest times, in s.
+# that the two ends meet: GUEST_JOBS is in the order of a warm run's job
+# times (in s, beside each; 1703 s of guests in all, two at a time).
 # Each job checks what it needs; one whose modules did not build records
 # nothing, and the suites below say it was not run.
-job_kunit() {	# 560
+job_kunit() {	# 161
 	[ "$test_mods_ok" = 0 ] || return 0
 	RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit 6.12
 }
-job_kunit_61() {	# 560
+job_kunit_61() {	# 161
 	[ "$test61_mods_ok" = 0 ] || return 0
 	VM_CASE_PREFIX="6.1: " RWX_KUNIT_SUITES=$ALL_SUITES kunit_boot kunit-6.1 6.1
 }
@@ -212,17 +213,17 @@ job_kunit_61() {	# 560
 # takes a CPU offline and back under I/O.  The MR path and siw with no
 # in-capsule data, so that every host write, down to 512 B, is an RDMA
 # READ of the target's.
-job_nvmeof_rxe_mr() {	# 531
+job_nvmeof_rxe_mr() {	# 357
 	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
 		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0 -e RWX_SMP=1
 }
 # LIO's iSER and SRP targets with the engine-built ib_isert and ib_srpt.
-job_iser_rxe() {	# 452
+job_iser_rxe() {	# 235
 	iser_boot iser-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e ISER_FIO_SIZE=4
 }
-job_kunit_force_mr_61() {	# 429
+job_kunit_force_mr_61() {	# 132
 	[ "$test61_mods_ok" = 0 ] || return 0
 	VM_CASE_PREFIX="6.1: force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
 		kunit_boot kunit-force-mr-6.1 6.1 -a ib_core.force_mr=1 \
@@ -230,26 +231,26 @@ job_kunit_force_mr_61() {	# 429
 }
 # librdmarwx on the 6.1 test kernel's Soft-RoCE (its busy-polling rwx_perf
 # part takes about 4 minutes on two CPUs with no other guest beside it).
-job_userspace_vm_61() {	# 363
+job_userspace_vm_61() {	# 153
 	[ "$test61_mods_ok" = 0 ] && [ "$vmtest_ok" = 0 ] || return 0
 	vm_run userspace-vm-6.1 "$KBUILD61/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_ROOT/userspace/tests/vm/guest.sh" 1200
 }
-job_srp_rxe() {	# 345
+job_srp_rxe() {	# 161
 	srp_boot srp-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e SRP_FIO_SIZE=4
 }
-job_kunit_force_mr() {	# 313
+job_kunit_force_mr() {	# 137
 	[ "$test_mods_ok" = 0 ] || return 0
 	VM_CASE_PREFIX="force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
 		kunit_boot kunit-force-mr 6.12 -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1
 }
-job_nvmeof_siw() {	# 285
+job_nvmeof_siw() {	# 123
 	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
 }
 # The harness's self-tests in guests (their results are recorded as they run).
-job_harness_vm() {	# 280
+job_harness_vm() {	# 132
 	suite harness-vm
 	if [ "$test_mods_ok" = 0 ]; then
 		bash "$RWX_ROOT/tools/test-harness.sh" vm
@@ -258,69 +259,69 @@ job_harness_vm() {	# 280
 	fi
 }
 # make bench's pieces, once and short (built before the jobs start).
-job_bench() {	# 280
+job_bench() {	# 187
 	[ "$bench_prepared" = 0 ] || return 0
 	RWX_BENCH_SMOKE=1 RWX_BENCH_STEP=run bash "$RWX_ROOT/tools/bench.sh" > "$BENCH_LOG" 2>&1
 	echo $? > "$BENCH_LOG.rc"
 }
-job_stock_612() {	# 264
+job_stock_612() {	# 314
 	[ "$ulps_612_ok" = 0 ] && stock_ulp_boots 6.12 "$STOCK_KERNEL" "$STOCK_INITRD"
 }
-job_srp_rxe_mr() {	# 254
+job_srp_rxe_mr() {	# 108
 	srp_boot srp-rxe-mr "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr \
 		-e SRP_FIO_SIZE=4
 }
-job_nvmeof_rxe() {	# 251
+job_nvmeof_rxe() {	# 121
 	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge
 }
 # The target broken under load: I/O errors on the host, a clean teardown
 # on the target.
-job_nvmeof_fault_link_delete() {	# 214
+job_nvmeof_fault_link_delete() {	# 94
 	nvmeof_boot nvmeof-fault-link-delete -e RWX_DEV=rxe -e RWX_FAULT=link-delete
 }
-job_nvmeof_fault_port_remove() {	# 200
+job_nvmeof_fault_port_remove() {	# 86
 	nvmeof_boot nvmeof-fault-port-remove -e RWX_DEV=rxe -e RWX_FAULT=port-remove
 }
 # The engine's counters and trace events over a known sequence of
 # contexts (tracefs, trace-cmd, perf, bpftrace), on both kernels.
-job_trace_events_61() {	# 170
+job_trace_events_61() {	# 220
 	[ "$stock61_ok" = 0 ] || return 0
 	vm_run trace-events-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" \
 		"$RWX_ROOT/tools/guest/trace-events.sh" 900 -e "RWX_MODDIR=$RWX_BUILD/mod-6.1"
 }
-job_trace_events() {	# 151
+job_trace_events() {	# 247
 	[ "$stock_ok" = 0 ] || return 0
 	vm_run trace-events "$STOCK_KERNEL" "$STOCK_INITRD" \
 		"$RWX_ROOT/tools/guest/trace-events.sh" 900 -e "RWX_MODDIR=$RWX_BUILD/mod-6.12"
 }
 # Debian 12's default kernel, 6.1, with the ULPs from linux-source-6.1.
-job_stock_61() {	# 118
+job_stock_61() {	# 161
 	[ "$ulps_61_ok" = 0 ] && stock_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
 }
 # librdmarwx on Soft-RoCE, plain and under ASan/UBSan, and interop with
 # rdmacm-utils' rdma_server / rdma_client.
-job_userspace_vm() {	# 51
+job_userspace_vm() {	# 47
 	[ "$vmtest_ok" = 0 ] || return 0
 	vm_run userspace-vm "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/userspace/tests/vm/guest.sh" 300
 }
 # The module built against Debian's headers, on Debian's own kernels.
-job_smoke_61() {	# 18
+job_smoke_61() {	# 11
 	[ "$stock61_ok" = 0 ] || return 0
 	vm_run smoke-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko"
 }
-job_smoke_612() {	# 15
+job_smoke_612() {	# 12
 	[ "$stock_ok" = 0 ] || return 0
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
-GUEST_JOBS="job_kunit job_kunit_61 job_nvmeof_rxe_mr job_iser_rxe job_kunit_force_mr_61
-job_userspace_vm_61 job_srp_rxe job_kunit_force_mr job_nvmeof_siw job_harness_vm job_bench
-job_stock_612 job_srp_rxe_mr job_nvmeof_rxe job_nvmeof_fault_link_delete
-job_nvmeof_fault_port_remove job_trace_events_61 job_trace_events job_stock_61
-job_userspace_vm job_smoke_61 job_smoke_612"
+GUEST_JOBS="job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
+job_bench job_kunit job_kunit_61 job_srp_rxe job_stock_61 job_userspace_vm_61 job_kunit_force_mr
+job_harness_vm job_kunit_force_mr_61 job_nvmeof_siw job_nvmeof_rxe job_srp_rxe_mr
+job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612
+job_smoke_61"
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
 # one's output in $RWX_BUILD/jobs/JOB.log; then those logs in that order.
