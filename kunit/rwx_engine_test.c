@@ -190,10 +190,16 @@ static void rwx_engine_bad_input(struct kunit *test)
 	rwx_engine_pages(test, 4);
 	len = 4 * PAGE_SIZE;
 
-#define RWX_EXPECT_INIT(want, c, q, p, sg, n, off, dir)			\
-	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init(c, q, p, sg, n, off, raddr,	\
-						rkey, dir), want)
-	RWX_EXPECT_INIT(-EINVAL, NULL, qp, port, ctx->sgl, 4, 0, DMA_TO_DEVICE);
+/* A refused context is marked dead, whatever it held before. */
+#define RWX_EXPECT_INIT(want, c, q, p, sg, n, off, dir) do {		\
+		rw.type = RDMA_RWX_CTX_SINGLE;				\
+		KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init(c, q, p, sg, n, off,	\
+							raddr, rkey, dir), want); \
+		KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_DEAD);		\
+	} while (0)
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_init(NULL, qp, port, ctx->sgl, 4, 0,
+						raddr, rkey, DMA_TO_DEVICE),
+			-EINVAL);
 	RWX_EXPECT_INIT(-EINVAL, &rw, NULL, port, ctx->sgl, 4, 0, DMA_TO_DEVICE);
 	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, NULL, 4, 0, DMA_TO_DEVICE);
 	RWX_EXPECT_INIT(-EINVAL, &rw, qp, port, ctx->sgl, 0, 0, DMA_TO_DEVICE);

@@ -796,20 +796,21 @@ static void rwx_sig_bad_input(struct kunit *test)
 	p = env->prot_sg;
 	KUNIT_EXPECT_EQ(test, rwx_sig_call(NULL, env->fx.qp, 1, d, 1, p, 1, &attrs,
 					   DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, NULL, 1, d, 1, p, 1, &attrs,
-					   DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, NULL, 1, p, 1,
-					   &attrs, DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 0, p, 1, &attrs,
-					   DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 1, NULL, 1,
-					   &attrs, DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 1, p, 1, NULL,
-					   DMA_TO_DEVICE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, d, 1, p, 1, &attrs,
-					   DMA_BIDIRECTIONAL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 2, d, 1, p, 1, &attrs,
-					   DMA_TO_DEVICE), -EINVAL);
+	/* A refused context is marked dead, whatever it held before. */
+#define RWX_SIG_EINVAL(q, port, dl, dn, pl, pn, a, dir) do {		\
+		rw.type = RDMA_RWX_CTX_SINGLE;				\
+		KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, q, port, dl, dn, pl, pn, \
+						   a, dir), -EINVAL);	\
+		KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_DEAD);		\
+	} while (0)
+	RWX_SIG_EINVAL(NULL, 1, d, 1, p, 1, &attrs, DMA_TO_DEVICE);
+	RWX_SIG_EINVAL(env->fx.qp, 1, NULL, 1, p, 1, &attrs, DMA_TO_DEVICE);
+	RWX_SIG_EINVAL(env->fx.qp, 1, d, 0, p, 1, &attrs, DMA_TO_DEVICE);
+	RWX_SIG_EINVAL(env->fx.qp, 1, d, 1, NULL, 1, &attrs, DMA_TO_DEVICE);
+	RWX_SIG_EINVAL(env->fx.qp, 1, d, 1, p, 1, NULL, DMA_TO_DEVICE);
+	RWX_SIG_EINVAL(env->fx.qp, 1, d, 1, p, 1, &attrs, DMA_BIDIRECTIONAL);
+	RWX_SIG_EINVAL(env->fx.qp, 2, d, 1, p, 1, &attrs, DMA_TO_DEVICE);
+#undef RWX_SIG_EINVAL
 
 	/* Domains: both NONE, an interval T10 does not define, a bad guard. */
 	bad = attrs;

@@ -507,15 +507,16 @@ static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 	int ret, nents;
 	u64 bytes = 0;
 
-	if (!ctx || !qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir)) {
+	if (!ctx) {
 		ret = -EINVAL;
 		goto out_count;
 	}
-	dev = qp->pd->device;
-	if (!rdma_rwx_port_valid(dev, port_num)) {
+	if (!qp || !sg || !sg_cnt || !rdma_rwx_dir_valid(dir) ||
+	    !rdma_rwx_port_valid(qp->pd->device, port_num)) {
 		ret = -EINVAL;
 		goto out_dead;
 	}
+	dev = qp->pd->device;
 	/* The sum of the lengths for the MR path, where it saves a walk. */
 	if (sg_cnt > 1 && rdma_rwx_mr_likely(dev, port_num, dir))
 		nents = __rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir, &bytes);

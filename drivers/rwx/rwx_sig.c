@@ -53,11 +53,12 @@ static int rdma_rwx_sig_check_args(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 {
 	u32 pages;
 
-	if (!ctx || !qp || !sg || !sg_cnt || !sig_attrs ||
-	    (prot_sg_cnt && !prot_sg) || !rdma_rwx_dir_valid(dir))
+	if (!ctx)
 		return -EINVAL;
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	if (!rdma_rwx_port_valid(qp->pd->device, port_num) ||
+	if (!qp || !sg || !sg_cnt || !sig_attrs ||
+	    (prot_sg_cnt && !prot_sg) || !rdma_rwx_dir_valid(dir) ||
+	    !rdma_rwx_port_valid(qp->pd->device, port_num) ||
 	    !rdma_rwx_sig_attrs_valid(sig_attrs))
 		return -EINVAL;
 	if (!qp->integrity_en)
