@@ -22,9 +22,19 @@ libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
 xz-utils zstd rsync gcc make patch util-linux groff-base pkgconf
 nvme-cli fio targetcli-fb open-iscsi dbus-daemon valgrind
-nfs-kernel-server ksmbd-tools cifs-utils
+nfs-kernel-server cifs-utils
 debhelper dh-dkms dkms lintian
 trace-cmd linux-perf bpftrace"
+
+# ksmbd-tools from bookworm-backports (3.5.2): 6.1.192's ksmbd refuses
+# every share reply of bookworm's own 3.4.7, which leaves the reply's
+# payload_sz at zero (ipc_validate_msg; 6.12.117 tolerates it), so no SMB
+# tree connect - not even IPC$ - succeeds on 6.1 with it.
+BPO_PKGS="ksmbd-tools/bookworm-backports"
+BPO_LIST=/etc/apt/sources.list.d/rdma-rwx-bookworm-backports.list
+ksmbd_tools_new() {
+	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' ksmbd-tools 2>/dev/null)" ge 3.5.2
+}
 
 # A warm run must not touch apt: done when everything installed last time
 # is still there.  RWX_DEPS_REFRESH=1 looks for newer kernel packages.
@@ -32,10 +42,12 @@ trace-cmd linux-perf bpftrace"
 key=$(sha256sum "$0" | cut -c1-12)
 if [ -z "${RWX_DEPS_REFRESH:-}" ] && [ -f "$STAMP_DIR/deps.list" ] &&
    [ "$(cat "$STAMP_DIR/deps.key" 2>/dev/null)" = "$key" ] &&
-   all_installed $BASE_PKGS $(cat "$STAMP_DIR/deps.list"); then
+   all_installed $BASE_PKGS $(cat "$STAMP_DIR/deps.list") && ksmbd_tools_new; then
 	exit 0
 fi
 
+grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ ||
+	echo "deb http://deb.debian.org/debian bookworm-backports main" > "$BPO_LIST"
 apt-get update -qq
 H61=$(newest '^linux-headers-6\.1\.0-[0-9]+-amd64$')
 H612=$(newest '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$')
@@ -52,7 +64,7 @@ for v in H61 H612 I61 I612 SRC SRC61; do
 done
 
 PKGS="$BASE_PKGS $H61 $H612 $I61 $I612 $SRC $SRC61"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PKGS
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PKGS $BPO_PKGS
 echo $PKGS > "$STAMP_DIR/deps.list"
 echo "$key" > "$STAMP_DIR/deps.key"
 echo "deps: installed $H61 $H612 $I61 $I612 $SRC $SRC61"

@@ -91,3 +91,74 @@ kmemleak_check() {
 	echo scan > /sys/kernel/debug/kmemleak
 	cat /sys/kernel/debug/kmemleak
 }
+
+# wait_gone PID SECONDS: up to SECONDS for PID to exit; 1 if it still runs.
+# WAITED: the seconds it waited.
+wait_gone() {
+	for WAITED in $(seq 0 "$2"); do
+		kill -0 "$1" 2>/dev/null || return 0
+		[ "$WAITED" -lt "$2" ] && sleep 1
+	done
+	return 1
+}
+
+# fault_under_load TARGET WHAT CMD...: a fio load (64 KiB random reads and
+# writes at queue depth 16) on TARGET, a block device or a file (of 16 MiB),
+# and once the engine is serving it, CMD - the fault, WHAT.  The client's
+# I/O must then fail (fio's "io_u error") within 120 s, not hang.  Says
+# why and returns 1 otherwise.
+fault_under_load() {
+	local target=$1 what=$2 p=${RWX_LOG_PREFIX:-nvmeof} pid base first rc size=() t0=$SECONDS
+	shift 2
+	if [ ! -b "$target" ]; then
+		# The file laid out first: a fault during fio's own layout fails
+		# it before any I/O of the load.
+		size=(--size=16M)
+		(cd /tmp && fio --name=layout --filename="$target" "${size[@]}" --create_only=1) \
+			> /tmp/fio-layout.log 2>&1 || { echo "$p: fio layout failed"; cat /tmp/fio-layout.log; return 1; }
+	fi
+	base=$(engine_contexts)
+	(cd /tmp && exec fio --name=load --filename="$target" "${size[@]}" --thread \
+		--ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
+		--time_based --runtime=300 > /tmp/fio-fault.log 2>&1) &
+	pid=$!
+	# I/O must be flowing through the engine before the fault: contexts
+	# set up since fio started, and more of them after that.  Polled
+	# each second: on a loaded host fio takes long to start (120 s is a
+	# hang guard, not a speed test).
+	first=$base
+	for _ in $(seq 120); do
+		sleep 1
+		first=$(engine_contexts)
+		[ "$first" -gt "$base" ] && break
+	done
+	for _ in $(seq 60); do
+		sleep 1
+		[ "$(engine_contexts)" -gt "$first" ] && break
+	done
+	kill -0 $pid 2>/dev/null || { echo "$p: fio load ended early"; cat /tmp/fio-fault.log; return 1; }
+	if [ "$first" -le "$base" ] || [ "$(engine_contexts)" -le "$first" ]; then
+		echo "$p: no I/O through the engine before the fault ($base before fio, $first, then $(engine_contexts) contexts)"
+		kill -KILL $pid
+		return 1
+	fi
+	echo "$p: under load $((SECONDS - t0)) s after the start: $(engine_counter contexts_live) engine contexts live," \
+	     "$(engine_contexts) set up"
+	echo "$p: $what under load"
+	"$@" || { echo "$p: $what failed"; kill -KILL $pid; return 1; }
+	if ! wait_gone $pid 120; then
+		echo "$p: client I/O still running 120 s after $what: hung"
+		kill -KILL $pid
+		return 1
+	fi
+	wait $pid
+	rc=$?
+	# fio reports a failed I/O as "io_u error"; anything else is not the
+	# failure expected.
+	if [ $rc = 0 ] || ! grep -q 'io_u error' /tmp/fio-fault.log; then
+		echo "$p: fio exit $rc, expected I/O errors:"
+		tail -5 /tmp/fio-fault.log
+		return 1
+	fi
+	echo "$p: the client saw I/O errors after $WAITED s: $(grep -m1 'io_u error' /tmp/fio-fault.log)"
+}

@@ -17,6 +17,10 @@
 #   RPCRDMA_MODULE     path of an engine-built rpcrdma.ko, insmod'ed instead
 #                      of `modprobe rpcrdma`
 #   NFS_FIO_SIZE       MB per fio job (default 16)
+#   RWX_FAULT          after the data jobs, a fault under fio load on an
+#                      NFSv4.2 soft mount: link-delete (the RDMA device
+#                      removed) or server-stop (rpc.nfsd 0); the client's
+#                      I/O must fail, and everything be torn down
 #
 # The guest root is the host's, read-only: nfs-utils' state (/var/lib/nfs,
 # /etc/exports) lives in tmpfs bind-mounted over it.
@@ -88,20 +92,23 @@ grep -q "^rdma $NFS_RDMA_PORT$" /proc/fs/nfsd/portlist || die "no rdma listener 
 say "portlist: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
 
 # --- client: each NFS version mounted over RDMA, data verified
-# nfs_mount VERS: mount the export at $MNT over RDMA; it must say proto=rdma.
+# nfs_mount VERS [OPTIONS]: mount the export at $MNT over RDMA, with
+# OPTIONS added; it must say proto=rdma.
 nfs_mount() {
-	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT" path=/
+	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT${2:+,$2}" path=/
 	[ "$1" = 3 ] && opts="$opts,nolock,mountproto=tcp" path=$EXPORT
 	run timeout 120 mount -t nfs -o "$opts" "$ULP_ADDR:$path" "$MNT"
 	grep " $MNT " /proc/mounts | indent
 	grep " $MNT " /proc/mounts | grep -q 'proto=rdma' || die "NFSv$1 mount is not over RDMA"
 }
 
+# NFSv4.2, the client's default, with the data jobs asked for; NFSv3 with
+# the short set (the same transport, another protocol on it).
 for vers in 3 4.2; do
 	say "NFSv$vers over RDMA"
 	nfs_mount $vers
 	FIO_TARGET=$MNT/fio.$vers
-	fio_verify_set
+	if [ $vers = 3 ]; then ULP_FIO_SET=short fio_verify_set; else fio_verify_set; fi
 	copy_both_ways "$MNT" "$EXPORT" "NFSv$vers over RDMA"
 	run umount "$MNT"
 done
@@ -112,6 +119,23 @@ if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RPCRDMA_MODULE:-}" ]; then
 	engine_read_and_wrote
 fi
 
+# --- a fault under load, if asked: on a soft mount, where a request the
+# server does not answer fails after 2 s, twice retried (a hard mount
+# would retry forever)
+case ${RWX_FAULT:-} in
+"") ;;
+link-delete | server-stop)
+	say "NFSv4.2 over RDMA, soft, with $RWX_FAULT under load"
+	nfs_mount 4.2 soft,timeo=20,retrans=2
+	if [ "$RWX_FAULT" = link-delete ]; then
+		fault_under_load "$MNT/load" "rdma link delete $ULP_IBDEV" rdma link delete $ULP_IBDEV
+	else
+		fault_under_load "$MNT/load" "rpc.nfsd 0" rpc.nfsd 0
+	fi || die "$RWX_FAULT under load"
+	run timeout 120 umount -f "$MNT" ;;
+*) die "unknown fault $RWX_FAULT" ;;
+esac
+
 # --- teardown
 say "stopping the NFS server"
 run rpc.nfsd 0
@@ -120,7 +144,8 @@ kill "$mountd_pid" "$rpcbind_pid"
 wait_exit "$mountd_pid" 30 rpc.mountd
 wait_exit "$rpcbind_pid" 30 rpcbind
 run umount /proc/fs/nfsd
-run umount "$EXPORT"
+run umount "$EXPORT" /etc/exports /var/lib/nfs
+rm -rf "$STATE"	# (a later run on this guest starts afresh)
 say "unloading modules"
 rmmod_wait nfsv4 nfsv3 nfs nfsd "$rpcrdma_name" lockd grace nfs_acl rpcsec_gss_krb5 \
 	auth_rpcgss sunrpc

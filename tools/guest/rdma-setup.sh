@@ -4,7 +4,7 @@
 # 192.0.2.0/24 is TEST-NET-1: nothing outside this guest is ever addressed.
 # Both QPs of a test connect through one device: rxe loops back to its own
 # address internally, siw over the kernel's TCP.
-# Usage: rdma_setup [rxe] [siw]  (default: both)
+# Usage: rdma_setup [rxe] [siw]  (default: both; made once, then added to)
 #   RWX_MTU  the veth pair's MTU (default 9000: rxe's path MTU 4096;
 #            1500: 1024)
 
@@ -22,8 +22,9 @@ rdma_setup() {
 	# ICRC) is most of a data test's time: rwx_engine_data on rxe0 20 s ->
 	# 8 s.  (siw0's traffic to its own address goes over lo: no change.)
 	# RWX_MTU=1500 gives the default back (make bench keeps it).  ip stops
-	# at the first command that fails.
-	ip -batch - <<-EOF || return 1
+	# at the first command that fails.  A second call (a device added
+	# later, or again after a test deleted it) finds the pair made.
+	[ -e /sys/class/net/veth0 ] || ip -batch - <<-EOF || return 1
 		link add veth0 type veth peer name veth1
 		addr add 192.0.2.1/24 dev veth0
 		addr add 192.0.2.2/24 dev veth1

@@ -18,6 +18,10 @@
 #   RWX_EXPECT_PATHS   sge | mr | sge+mr: the engine's contexts must have
 #                      taken that path (default sge)
 #   SRP_FIO_SIZE       MB per fio job (default 16)
+#   RWX_FAULT          after the data jobs, a fault under fio load:
+#                      link-delete (the RDMA device removed) or server-stop
+#                      (the target port disabled); the initiator's I/O must
+#                      fail, and everything be torn down
 set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 RWX_LOG_PREFIX=srp
@@ -80,14 +84,25 @@ wait_scsi_disk '/sys/class/scsi_host/host*/device/target*/*/block/*'
 host=$(basename "$(readlink -f "$sys/device/../..")")
 [ -e "/sys/class/scsi_host/$host/orig_dgid" ] || die "$dev is not on an SRP host ($host)"
 
-# --- data: fio with crc32c verification
+# --- data: fio with crc32c verification, then a fault under load if asked
 FIO_TARGET=$dev
 fio_verify_set
-
-# --- teardown, in reverse
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${SRPT_MODULE:-}" ]; then
 	engine_served target
 fi
+srp_port_disable() { echo 0 > "$tpg/enable"; }
+case ${RWX_FAULT:-} in
+"") ;;
+link-delete)
+	fault_under_load "$dev" "rdma link delete $ULP_IBDEV" rdma link delete $ULP_IBDEV ||
+		die "$RWX_FAULT under load" ;;
+server-stop)
+	fault_under_load "$dev" "disabling the target port" srp_port_disable ||
+		die "$RWX_FAULT under load" ;;
+*) die "unknown fault $RWX_FAULT" ;;
+esac
+
+# --- teardown, in reverse
 say "logout"
 for p in /sys/class/srp_remote_ports/port-*; do
 	[ -e "$p/delete" ] && echo 1 > "$p/delete"

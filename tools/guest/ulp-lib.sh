@@ -59,16 +59,21 @@ esac
 
 # setup_rdma_engine: the test kernel's modules (RWX_MODROOT), kmemleak,
 # a 1 GB memory-backed /dev/nullb0 to serve, the RDMA device and the
-# engine (RWX_ENGINE_MODULE, with RWX_ENGINE_PARAMS) when given.
+# engine (RWX_ENGINE_MODULE, with RWX_ENGINE_PARAMS) when given.  In a
+# chain of ULP runs on one guest (RWX_ULP_CHAIN=1, tools/guest/ulp-chain.sh)
+# the chain has done all but the engine, which each run loads afresh (its
+# counters then count that run only).
 setup_rdma_engine() {
-	bind_modroot || die "bind mount over /lib/modules"
-	kmemleak_start
-	run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
-	[ -b /dev/nullb0 ] || die "no /dev/nullb0"
-	run modprobe ib_core
-	run modprobe rdma_cm
-	rdma_setup "${RWX_DEV:-rxe}" > /dev/null || die "rdma_setup ${RWX_DEV:-rxe}"
-	say "rdma: $(rdma link show | tr '\n' ' ')"
+	if [ "${RWX_ULP_CHAIN:-0}" != 1 ]; then
+		bind_modroot || die "bind mount over /lib/modules"
+		kmemleak_start
+		run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
+		[ -b /dev/nullb0 ] || die "no /dev/nullb0"
+		run modprobe ib_core
+		run modprobe rdma_cm
+		rdma_setup "${RWX_DEV:-rxe}" > /dev/null || die "rdma_setup ${RWX_DEV:-rxe}"
+	fi
+	say "rdma: $(rdma link show $ULP_IBDEV/1)"
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
 		say "insmod $RWX_ENGINE_MODULE ${RWX_ENGINE_PARAMS:-}"
 		# shellcheck disable=SC2086
@@ -97,32 +102,35 @@ engine_read_and_wrote() {
 	say "the server's RDMA: $(engine_counter bytes_read) bytes read, $(engine_counter bytes_write) written"
 }
 
-# copy_both_ways MNT BACKING WHAT: a 64 MiB file written through the mount
-# MNT and compared in the server's BACKING directory, then read back
-# through MNT and compared again.
+# copy_both_ways MNT BACKING WHAT: a file of ULP_COPY_MB (default 64) MiB
+# written through the mount MNT and compared in the server's BACKING
+# directory, then read back through MNT and compared again.
 copy_both_ways() {
-	local src=/tmp/copy-both-ways
-	run dd if=/dev/urandom of="$src" bs=1M count=64 status=none
+	local src=/tmp/copy-both-ways mb=${ULP_COPY_MB:-64}
+	run dd if=/dev/urandom of="$src" bs=1M count="$mb" status=none
 	run dd if="$src" of="$1/big" bs=1M oflag=direct status=none
 	run cmp "$src" "$2/big"
 	run dd if="$1/big" of="$src.back" bs=1M iflag=direct status=none
 	run cmp "$src" "$src.back"
 	rm -f "$src" "$src.back" "$1/big"
-	say "$3: 64 MiB written and read back, identical"
+	say "$3: $mb MiB written and read back, identical"
 }
 
 # teardown_rdma_engine: once the ULPs are unloaded, no engine context
 # left, the engine, the RDMA device and null_blk gone, no splat, kmemleak
-# scanned.
+# scanned (in a chain, the device, null_blk and kmemleak are the chain's).
 teardown_rdma_engine() {
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
 		engine_live_check || die "engine contexts left"
 		rmmod_wait "$(modinfo -F name "$RWX_ENGINE_MODULE")"
 	fi
-	run rdma link delete $ULP_IBDEV
-	rmmod_wait $ULP_RDMA_MOD null_blk
+	if [ "${RWX_ULP_CHAIN:-0}" != 1 ]; then
+		# (gone already after a link-delete fault)
+		[ -e /sys/class/infiniband/$ULP_IBDEV ] && run rdma link delete $ULP_IBDEV
+		rmmod_wait $ULP_RDMA_MOD null_blk
+	fi
 	splat_check
-	kmemleak_check
+	[ "${RWX_ULP_CHAIN:-0}" = 1 ] || kmemleak_check
 	say "all steps done"
 }
 
@@ -193,15 +201,27 @@ fio_job() {
 
 # fio_verify_set: the data jobs every block ULP runs, over 6 * SIZE_MB:
 # random and sequential, 512 B to 1 MiB, several queue depths, a re-read in
-# a new fio run, and a job bound to each CPU.
+# a new fio run, and a job bound to each CPU.  The small-block jobs' time
+# is per I/O (on a debug kernel under TCG about 50 ms a 4 KiB write at
+# queue depth 16 and 50 ms a 512 B write at depth 1): with
+# ULP_FIO_SMALL_KB, rand-4k writes that much and seq-512-qd1 a quarter
+# of it (defaults SIZE_MB and 256 KiB).  ULP_FIO_SET=short keeps the three
+# jobs that cover the sizes, both patterns and three queue depths
+# (rand-mixed-bs, seq-128k, every-cpu): for the runs whose difference is
+# the path or the device, not the data.
 fio_verify_set() {
-	local ncpu
-	fio_job rand-4k 0 --rw=randwrite --bs=4k --iodepth=16
+	local ncpu small=${ULP_FIO_SMALL_KB:-} full=1
+	[ "${ULP_FIO_SET:-full}" = short ] && full=""
+	[ -n "$full" ] &&
+		fio_job rand-4k 0 --rw=randwrite --bs=4k --iodepth=16 --size="${small:-$((SIZE_MB * 1024))}k"
 	fio_job seq-128k "$SIZE_MB" --rw=write --bs=128k --iodepth=8
 	# What seq-128k wrote, read back in a new fio run: the data survived.
-	fio_job seq-128k-reread "$SIZE_MB" --rw=write --bs=128k --iodepth=8 --verify_only
+	[ -n "$full" ] &&
+		fio_job seq-128k-reread "$SIZE_MB" --rw=write --bs=128k --iodepth=8 --verify_only
 	fio_job rand-mixed-bs $((2 * SIZE_MB)) --rw=randwrite --bsrange=512-1m --iodepth=4
-	fio_job seq-512-qd1 $((3 * SIZE_MB)) --rw=write --bs=512 --iodepth=1 --size=256k
+	[ -n "$full" ] &&
+		fio_job seq-512-qd1 $((3 * SIZE_MB)) --rw=write --bs=512 --iodepth=1 \
+			--size="$((${small:-1024} / 4))k"
 	# A job on every CPU at once, each bound to its own and writing its own
 	# region: the target's contexts set up and torn down on every CPU.
 	ncpu=$(getconf _NPROCESSORS_ONLN)

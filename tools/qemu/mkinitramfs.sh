@@ -86,5 +86,5 @@ INIT
 chmod +x "$root/init"
 
 mkdir -p "$(dirname "$out")"
-(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"	# (two builds of one image at once: each its own file)

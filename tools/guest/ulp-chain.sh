@@ -1,0 +1,55 @@
+# Guest script: several ULP runs (srp.sh, nfs.sh, smb.sh) one after the
+# other on one guest, so that they share its boot, the RDMA devices,
+# null_blk and the final kmemleak scan.  Each run loads the engine
+# afresh, so that its counters judge that run alone, and must leave no
+# engine context behind; the chain stops at the first run that fails.
+#
+# Environment:
+#   RWX_ULP_RUNS       the runs, each ULP:DEV[:FAULT] (ULP srp, nfs or smb;
+#                      DEV rxe; FAULT link-delete or server-stop, the
+#                      script's RWX_FAULT), e.g. "srp:rxe nfs:rxe:server-stop".
+#                      siw is not run yet: each of the three servers
+#                      listens on any address, siw binds such a listener to
+#                      its netdev, and a connection within one guest
+#                      arrives on lo (Documentation/ulps.rst)
+#   RWX_EXPECT_PATHS   the engine's path for the runs (default sge)
+#   ULP_FIO_SET        full (default) or short: the runs' data jobs
+# and what the runs' scripts read (RWX_MODROOT, RWX_ENGINE_MODULE,
+# RWX_ENGINE_PARAMS, SRPT_MODULE, RPCRDMA_MODULE, KSMBD_MODULE, the FIO
+# sizes).  Prints "ulps: RUN: passed" or "ulps: FAILED RUN" for each run,
+# RUN "ULP on DEV0" or "ULP on DEV0 (FAULT)".
+set -u
+. "$RWX_ROOT/tools/guest/rdma-setup.sh"
+RWX_LOG_PREFIX=ulps
+. "$RWX_ROOT/tools/guest/engine-lib.sh"
+. "$RWX_ROOT/tools/guest/ulp-lib.sh"
+
+diagnose() { rdma link show 2>&1 | indent; }
+
+bind_modroot || die "bind mount over /lib/modules"
+kmemleak_start
+run modprobe -a ib_core rdma_cm
+run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
+[ -b /dev/nullb0 ] || die "no /dev/nullb0"
+for item in $RWX_ULP_RUNS; do
+	IFS=: read -r ulp dev fault <<< "$item"
+	[ -f "$RWX_ROOT/tools/guest/$ulp.sh" ] && [ "$dev" = rxe ] || die "no such ULP run: $item"
+	# rxe0 made on first use, and again after a run deleted it.
+	if [ ! -e /sys/class/infiniband/rxe0 ]; then
+		rdma_setup rxe > /dev/null || die "rdma_setup rxe"
+	fi
+	name="$ulp on ${dev}0${fault:+ ($fault)}"
+	say "--- $name"
+	t=$(usec)
+	if ! RWX_ULP_CHAIN=1 RWX_DEV=$dev RWX_FAULT=$fault bash "$RWX_ROOT/tools/guest/$ulp.sh"; then
+		echo "ulps: FAILED $name"
+		exit 1
+	fi
+	say "$name: passed ($(( ($(usec) - t) / 1000000 )) s)"
+done
+
+[ -e /sys/class/infiniband/rxe0 ] && run rdma link delete rxe0
+rmmod_wait rdma_rxe null_blk
+splat_check
+kmemleak_check
+echo "ulps: passed"
