@@ -104,17 +104,19 @@ wait_gone() {
 
 # fault_under_load TARGET WHAT CMD...: a fio load (64 KiB random reads and
 # writes at queue depth 16) on TARGET, a block device or a file (of 16 MiB),
-# and once the engine is serving it, CMD - the fault, WHAT.  The client's
-# I/O must then fail (fio's "io_u error") within 120 s, not hang.  Says
-# why and returns 1 otherwise.
+# and once the engine is serving it (its counters: the engine must be
+# loaded), CMD - the fault, WHAT, itself given 120 s.  The client's I/O must
+# then fail (fio's "io_u error") within 120 s, not hang.  Says why and
+# returns 1 otherwise.
 fault_under_load() {
 	local target=$1 what=$2 p=${RWX_LOG_PREFIX:-nvmeof} pid base first rc size=() t0=$SECONDS
 	shift 2
 	if [ ! -b "$target" ]; then
-		# The file laid out first: a fault during fio's own layout fails
-		# it before any I/O of the load.
+		# The file laid out first, in 1 MiB writes: a fault during fio's
+		# own layout fails it before any I/O of the load (and laid out
+		# 4 KiB at a time, a 16 MiB file took cifs about 150 s).
 		size=(--size=16M)
-		(cd /tmp && fio --name=layout --filename="$target" "${size[@]}" --create_only=1) \
+		(cd /tmp && fio --name=layout --filename="$target" "${size[@]}" --bs=1M --create_only=1) \
 			> /tmp/fio-layout.log 2>&1 || { echo "$p: fio layout failed"; cat /tmp/fio-layout.log; return 1; }
 	fi
 	base=$(engine_contexts)
@@ -145,7 +147,16 @@ fault_under_load() {
 	echo "$p: under load $((SECONDS - t0)) s after the start: $(engine_counter contexts_live) engine contexts live," \
 	     "$(engine_contexts) set up"
 	echo "$p: $what under load"
-	"$@" || { echo "$p: $what failed"; kill -KILL $pid; return 1; }
+	# The fault itself bounded too: a device removal or server stop that
+	# blocks is a hang of its own.
+	"$@" &
+	local fault_pid=$!
+	if ! wait_gone $fault_pid 120; then
+		echo "$p: $what still running 120 s later: hung"
+		kill -KILL $pid
+		return 1
+	fi
+	wait $fault_pid || { echo "$p: $what failed"; kill -KILL $pid; return 1; }
 	if ! wait_gone $pid 120; then
 		echo "$p: client I/O still running 120 s after $what: hung"
 		kill -KILL $pid

@@ -21,6 +21,8 @@
 #                      NFSv4.2 soft mount: link-delete (the RDMA device
 #                      removed) or server-stop (rpc.nfsd 0); the client's
 #                      I/O must fail, and everything be torn down
+#                      (needs RWX_ENGINE_MODULE: the load must show in the
+#                      engine's counters before the fault)
 #
 # The guest root is the host's, read-only: nfs-utils' state (/var/lib/nfs,
 # /etc/exports) lives in tmpfs bind-mounted over it.

@@ -97,11 +97,11 @@ nvmeof_target_down() {
 # nvmeof_host_connect ADDR [nvme connect options]: connect and wait for the
 # namespace's block device; sets NVMEOF_BDEV.
 nvmeof_host_connect() {
-	local addr=$1 i
+	local addr=$1
 	shift
 	nvme connect -t rdma -a "$addr" -s $NVMEOF_PORT -n $NVMEOF_NQN \
 		-q $NVMEOF_HOSTNQN "$@" || return 1
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		NVMEOF_BDEV=$(nvmeof_bdev)
 		[ -b "$NVMEOF_BDEV" ] && break
 		sleep 0.2
@@ -193,12 +193,12 @@ nvmeof_expect_io_queues() {
 # host then reconnects after its reconnect delay, and refuses a reset
 # meanwhile); 6.1's does not, so the host resets its controller.
 nvmeof_reconnect_with_qid_max() {
-	local ctrl i
+	local ctrl
 	ctrl=$(nvmeof_ctrl)
 	echo "$1" > "$NVMET_CFG/subsystems/$NVMEOF_NQN/attr_qid_max" || return 1
 	echo 1 2>/dev/null > "$ctrl/reset_controller"
 	# 60 s bound: a reconnect takes a few seconds even on a loaded host.
-	for i in $(seq 300); do
+	for _ in $(seq 300); do
 		sleep 0.2
 		[ "$(cat "$ctrl/state")" = live ] && [ "$(nvmeof_io_queues)" = "$2" ] && return 0
 	done
@@ -212,7 +212,7 @@ nvmeof_reconnect_with_qid_max() {
 # flight across the switch).  Each pass verifies, the CPU is online at
 # the end, and nothing waits unbounded.
 nvmeof_hotplug_fio() {
-	local online=/sys/devices/system/cpu/cpu$1/online pid cycles=0 rc=0 before i
+	local online=/sys/devices/system/cpu/cpu$1/online pid cycles=0 rc=0 before
 	[ -w "$online" ] || { echo "nvmeof: smp: CPU $1 cannot be taken offline (no $online)"; return 1; }
 	rm -f /tmp/hotplug-done /tmp/fio-hotplug-*.log
 	(pass=0

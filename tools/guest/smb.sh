@@ -22,6 +22,8 @@
 #                      link-delete (the RDMA device removed) or server-stop
 #                      (ksmbd.control -s); the client's I/O must fail, and
 #                      everything be torn down
+#                      (needs RWX_ENGINE_MODULE: the load must show in the
+#                      engine's counters before the fault)
 #
 # The guest root is the host's, read-only: ksmbd-tools' configuration and
 # user database live in tmpfs.
@@ -130,6 +132,10 @@ wait_exit "$mountd_pid" 60 ksmbd.mountd
 run umount "$SHARE"
 rm -rf "$STATE"	# (a later run on this guest starts afresh: its user database)
 say "unloading modules"
-rmmod_wait cifs "$ksmbd_name"
+# cifs lets go of its module once its connection thread gives up
+# reconnecting to a server that was stopped or lost: seconds (10 s was
+# once too few after ksmbd.control -s).
+rmmod_wait -t 60 cifs
+rmmod_wait "$ksmbd_name"
 teardown_rdma_engine
 echo "smb: passed"

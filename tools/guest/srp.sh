@@ -22,6 +22,8 @@
 #                      link-delete (the RDMA device removed) or server-stop
 #                      (the target port disabled); the initiator's I/O must
 #                      fail, and everything be torn down
+#                      (needs RWX_ENGINE_MODULE: the load must show in the
+#                      engine's counters before the fault)
 set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 RWX_LOG_PREFIX=srp

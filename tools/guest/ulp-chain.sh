@@ -16,8 +16,9 @@
 #   ULP_FIO_SET        full (default) or short: the runs' data jobs
 # and what the runs' scripts read (RWX_MODROOT, RWX_ENGINE_MODULE,
 # RWX_ENGINE_PARAMS, SRPT_MODULE, RPCRDMA_MODULE, KSMBD_MODULE, the FIO
-# sizes).  Prints "ulps: RUN: passed" or "ulps: FAILED RUN" for each run,
-# RUN "ULP on DEV0" or "ULP on DEV0 (FAULT)".
+# sizes).  Prints "ulps: --- RUN" as each run starts, then "ulps: RUN:
+# passed (N s)" or "ulps: FAILED RUN" (RUN "ULP on DEV0" or "ULP on DEV0
+# (FAULT)"), each "ulps:" line after its time ("ulps: [T s] ...").
 set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 RWX_LOG_PREFIX=ulps

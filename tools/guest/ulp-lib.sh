@@ -31,13 +31,15 @@ run() {	# run CMD...: run it, die with its output on failure
 	return 0
 }
 
-# rmmod_wait MOD...: references drop asynchronously after a teardown
+# rmmod_wait [-t SECONDS] MOD...: references drop asynchronously after a
+# teardown (up to SECONDS, default 10, for each)
 rmmod_wait() {	# (builtins only: every process costs under TCG)
-	local m t
+	local m t i tries=50
+	[ "$1" = -t ] && tries=$(($2 * 5)) && shift 2
 	for m in "$@"; do
 		[ -e "/sys/module/$m/initstate" ] || continue
 		t=$(usec)
-		for _ in {1..50}; do
+		for ((i = 0; i < tries; i++)); do
 			rmmod "$m" 2>/dev/null && break
 			sleep 0.2
 		done
@@ -206,9 +208,9 @@ fio_job() {
 # queue depth 16 and 50 ms a 512 B write at depth 1): with
 # ULP_FIO_SMALL_KB, rand-4k writes that much and seq-512-qd1 a quarter
 # of it (defaults SIZE_MB and 256 KiB).  ULP_FIO_SET=short keeps the three
-# jobs that cover the sizes, both patterns and three queue depths
+# jobs that cover the sizes, both patterns, two queue depths and every CPU
 # (rand-mixed-bs, seq-128k, every-cpu): for the runs whose difference is
-# the path or the device, not the data.
+# the path, not the data.
 fio_verify_set() {
 	local ncpu small=${ULP_FIO_SMALL_KB:-} full=1
 	[ "${ULP_FIO_SET:-full}" = short ] && full=""
