@@ -13,6 +13,19 @@ RWX_CHECK_T0=$EPOCHSECONDS
 export RWX_CHECK_T0
 mkdir -p "$RWX_BUILD"
 : > "$RWX_RESULTS"
+RWX_EXCERPTS=$RWX_BUILD/failed-excerpts
+: > "$RWX_EXCERPTS"
+
+# print_excerpts: what each failed guest's console says of why (its first
+# splat, else its end), so that a failure can be read from make check's
+# output alone.
+print_excerpts() {
+	local e
+	sort -u "$RWX_EXCERPTS" | while read -r e; do
+		echo "Console of $(basename "$(dirname "$e")") (excerpt; $(dirname "$e")/console.log):"
+		sed 's/^/  | /' "$e"
+	done
+}
 
 summary() {
 	local p f s
@@ -23,6 +36,7 @@ summary() {
 	if [ "$f" != 0 ]; then
 		echo "Failures:"
 		awk -F'\t' '$3 == "fail" {printf "  %s: %s -- %s\n", $1, $2, $4}' "$RWX_RESULTS"
+		print_excerpts
 	fi
 	echo "make check took $((EPOCHSECONDS - RWX_CHECK_T0)) s"
 	echo "$p passed, $f failed, $s skipped"
@@ -523,8 +537,10 @@ record_chain_runs() {
 				skip "$chain: $run" "$blocked"
 			elif grep -qF "] $run: passed" "$log" 2>/dev/null; then
 				pass "$chain: $run"
-			elif grep -qxF "ulps: FAILED $run" "$log" 2>/dev/null; then
-				why=$(grep -m1 "^$ulp: FAILED" "$log")
+			# (not anchored: the kernel's console messages can share a line
+			# with the script's)
+			elif grep -qF "ulps: FAILED $run" "$log" 2>/dev/null; then
+				why=$(grep -m1 -o "$ulp: FAILED.*" "$log")
 				fail "$chain: $run" "${why:-exit without a FAILED line (see $log)}"
 			elif grep -qF "] --- $run" "$log" 2>/dev/null; then
 				fail "$chain: $run" "did not finish (see $log)"

@@ -57,17 +57,34 @@ def cpus_result(lines, name, asked):
 
 
 
-def find_splats(lines):
-    """Return [(category, line)] for every splat start in a console log."""
-    found = []
-    for line in lines:
+def splat_starts(lines):
+    """Yield (index, category, text) for every splat start in a console log."""
+    for i, line in enumerate(lines):
         text = TS_PREFIX.sub('', line.rstrip('\n'))
         for pattern, category in SPLAT_PATTERNS:
             if pattern.search(text):
                 if category:
-                    found.append((category, text.strip()))
+                    yield i, category, text.strip()
                 break
-    return found
+
+
+def find_splats(lines):
+    """Return [(category, line)] for every splat start in a console log."""
+    return [(category, text) for _, category, text in splat_starts(lines)]
+
+
+EXCERPT_LINES = 40
+
+
+def excerpt(lines):
+    """The console lines that tell why a run failed, for make check's
+    summary: the first splat and what follows it (the report and its call
+    trace), else the log's end (where a script stopped)."""
+    text = [TS_PREFIX.sub('', l.rstrip('\n')) for l in lines]
+    first = next(splat_starts(lines), None)
+    if first:
+        return text[first[0]:first[0] + EXCERPT_LINES]
+    return text[-EXCERPT_LINES:]
 
 
 def drop_headless_params(text):
@@ -160,6 +177,7 @@ def main():
     ap.add_argument('--kunit-py', help="path to the kernel's kunit.py")
     ap.add_argument('--case-prefix', default='',
                     help='put before every KUnit case name (tells runs apart)')
+    ap.add_argument('--excerpt', help='where to write, if the run failed, the console lines that tell why')
     ap.add_argument('--cpus', type=int,
                     help='CPUs the guest was given (0: not known, which fails): fewer online fails the run')
     args = ap.parse_args()
@@ -191,9 +209,13 @@ def main():
         else:
             results.append(('fail', 'kunit', 'no KTAP was collected from the guest'))
 
+    failed = any(r[0] == 'fail' for r in results)
+    if args.excerpt and failed:
+        with open(args.excerpt, 'w') as f:
+            f.write('\n'.join(excerpt(lines)) + '\n')
     for result, test, detail in results:
         print(f'{result}\t{test}\t{detail}')
-    return 1 if any(r[0] == 'fail' for r in results) else 0
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':

@@ -65,6 +65,30 @@ host_tests() {
 		$'^fail\tguest: CPUs online\trun-vm.sh did not say' --log "$logs/clean.log" --rc 0 --cpus 0
 	expect_judgement "no CPU count from the guest fails" 1 \
 		$'^fail\tguest: 2 CPUs online\tthe guest did not say' --log "$logs/kasan.log" --rc 0 --cpus 2
+	# A failed run's excerpt (make check's summary prints it): from its
+	# first splat on, else the log's end; none for a run that passed.
+	local ex
+	ex=$(mktemp)
+	python3 "$evaluate" --log "$logs/kasan.log" --rc 0 --excerpt "$ex" > /dev/null
+	if head -n 1 "$ex" | grep -q '^BUG: KASAN: slab-out-of-bounds in rdma_rwx_ctx_init' &&
+	   grep -q '^Write of size 8' "$ex"; then
+		pass "a splat's excerpt starts at the report"
+	else
+		fail "a splat's excerpt starts at the report" "$(head -n 2 "$ex" | tr '\n' '|')"
+	fi
+	python3 "$evaluate" --log "$logs/clean.log" --rc 3 --excerpt "$ex" > /dev/null
+	if [ "$(tail -n 1 "$ex")" = "RWX-GUEST-EXIT: 0" ]; then
+		pass "a failed script's excerpt is the log's end"
+	else
+		fail "a failed script's excerpt is the log's end" "$(tail -n 1 "$ex")"
+	fi
+	rm -f "$ex"
+	python3 "$evaluate" --log "$logs/clean.log" --rc 0 --excerpt "$ex" > /dev/null
+	if [ -e "$ex" ]; then
+		fail "no excerpt of a run that passed" "$ex written"
+	else
+		pass "no excerpt of a run that passed"
+	fi
 	expect_judgement "KTAP: passing and skipped cases counted" 0 $'^skip\trwx_b.rwx_b_param.siw0' \
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-pass.ktap" --kunit-py "$kunit_py"
 	expect_judgement "KTAP: two suites merged, every case reported" 0 $'^pass\trwx_a.rwx_a_case' \
@@ -96,7 +120,7 @@ expect_vm_judgement() {
 # not survive it.  (Other guests may run meanwhile: only this runner's
 # qemu is watched.)
 interrupt_test() {
-	local sig=$1 out=$RWX_BUILD/vm/interrupt-$1 runner qemu="" i
+	local sig=$1 out=$RWX_BUILD/vm/interrupt-$1 runner qemu=""
 	local name="runner killed by SIG$sig leaves no qemu"
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -104,7 +128,7 @@ interrupt_test() {
 		-s "$RWX_ROOT/tools/guest/hang.sh" -o "$out" -t 300 -e "RWX_ROOT=$RWX_ROOT" \
 		> "$out/runner.log" 2>&1 &
 	runner=$!
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		qemu=$(pgrep -P "$runner" -x "${RWX_VM_NAME:-rwxvm}") && break
 		sleep 0.2
 	done
@@ -116,7 +140,7 @@ interrupt_test() {
 	sleep 2
 	kill -"$sig" "$runner"
 	wait "$runner" 2>/dev/null
-	for i in $(seq 25); do
+	for _ in $(seq 25); do
 		kill -0 "$qemu" 2>/dev/null || break
 		sleep 0.2
 	done

@@ -20,15 +20,19 @@ vm_run() {
 					   --case-prefix "${VM_CASE_PREFIX:-}")
 	python3 "$RWX_ROOT/tools/evaluate-run.py" --log "$out/console.log" \
 		--rc "$rc" --name "$name" "${ktap_args[@]}" --cpus "$(vm_cpus_asked "$out")" \
-		> "$out/judgement"
+		--excerpt "$out/excerpt" > "$out/judgement"
 }
 
-# vm_record NAME: record the judgement lines of a vm_run as results.
+# vm_record NAME: record the judgement lines of a vm_run as results; a
+# failed run's console excerpt is listed for the summary (RWX_EXCERPTS).
 vm_record() {
 	local result test detail
 	while IFS=$'\t' read -r result test detail; do
 		record "$result" "$test" "$detail"
 	done < "$RWX_BUILD/vm/$1/judgement"
+	[ -n "${RWX_EXCERPTS:-}" ] && [ -f "$RWX_BUILD/vm/$1/excerpt" ] &&
+		echo "$RWX_BUILD/vm/$1/excerpt" >> "$RWX_EXCERPTS"
+	return 0
 }
 
 # prepare_stock_612: for make demo and make bench: install what is missing

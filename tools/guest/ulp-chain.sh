@@ -27,18 +27,11 @@ RWX_LOG_PREFIX=ulps
 
 diagnose() { rdma link show 2>&1 | indent; }
 
-bind_modroot || die "bind mount over /lib/modules"
-kmemleak_start
-run modprobe -a ib_core rdma_cm
-run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
-[ -b /dev/nullb0 ] || die "no /dev/nullb0"
+ulp_guest_setup
 for item in $RWX_ULP_RUNS; do
 	IFS=: read -r ulp dev fault <<< "$item"
 	[ -f "$RWX_ROOT/tools/guest/$ulp.sh" ] && [ "$dev" = rxe ] || die "no such ULP run: $item"
-	# rxe0 made on first use, and again after a run deleted it.
-	if [ ! -e /sys/class/infiniband/rxe0 ]; then
-		rdma_setup rxe > /dev/null || die "rdma_setup rxe"
-	fi
+	ulp_device_setup
 	name="$ulp on ${dev}0${fault:+ ($fault)}"
 	say "--- $name"
 	t=$(usec)
@@ -48,9 +41,5 @@ for item in $RWX_ULP_RUNS; do
 	fi
 	say "$name: passed ($(( ($(usec) - t) / 1000000 )) s)"
 done
-
-[ -e /sys/class/infiniband/rxe0 ] && run rdma link delete rxe0
-rmmod_wait rdma_rxe null_blk
-splat_check
-kmemleak_check
+ulp_guest_teardown
 echo "ulps: passed"

@@ -59,21 +59,42 @@ siw) ULP_IBDEV=siw0 ULP_ADDR=192.0.2.2 ULP_RDMA_MOD=siw ;;
 *) echo "$RWX_LOG_PREFIX: RWX_DEV must be rxe or siw"; exit 1 ;;
 esac
 
-# setup_rdma_engine: the test kernel's modules (RWX_MODROOT), kmemleak,
-# a 1 GB memory-backed /dev/nullb0 to serve, the RDMA device and the
-# engine (RWX_ENGINE_MODULE, with RWX_ENGINE_PARAMS) when given.  In a
-# chain of ULP runs on one guest (RWX_ULP_CHAIN=1, tools/guest/ulp-chain.sh)
-# the chain has done all but the engine, which each run loads afresh (its
+# ulp_guest_setup: what a guest's ULP runs share: the test kernel's
+# modules (RWX_MODROOT), kmemleak, ib_core and the RDMA/CM, and a 1 GB
+# memory-backed /dev/nullb0 to serve.
+ulp_guest_setup() {
+	bind_modroot || die "bind mount over /lib/modules"
+	kmemleak_start
+	run modprobe -a ib_core rdma_cm
+	run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
+	[ -b /dev/nullb0 ] || die "no /dev/nullb0"
+}
+
+# ulp_device_setup: the RDMA device under test, made unless it is there
+# (a run's link-delete fault deletes it).
+ulp_device_setup() {
+	[ -e /sys/class/infiniband/$ULP_IBDEV ] && return 0
+	rdma_setup "${RWX_DEV:-rxe}" > /dev/null || die "rdma_setup ${RWX_DEV:-rxe}"
+}
+
+# ulp_guest_teardown: the RDMA device and null_blk gone, no splat,
+# kmemleak scanned.
+ulp_guest_teardown() {
+	[ -e /sys/class/infiniband/$ULP_IBDEV ] && run rdma link delete $ULP_IBDEV
+	rmmod_wait $ULP_RDMA_MOD null_blk
+	splat_check
+	kmemleak_check
+}
+
+# setup_rdma_engine: ulp_guest_setup and the RDMA device, then the engine
+# (RWX_ENGINE_MODULE, with RWX_ENGINE_PARAMS) when given.  In a chain of
+# ULP runs on one guest (RWX_ULP_CHAIN=1, tools/guest/ulp-chain.sh) the
+# chain has done all but the engine, which each run loads afresh (its
 # counters then count that run only).
 setup_rdma_engine() {
 	if [ "${RWX_ULP_CHAIN:-0}" != 1 ]; then
-		bind_modroot || die "bind mount over /lib/modules"
-		kmemleak_start
-		run modprobe null_blk nr_devices=1 memory_backed=1 gb=1
-		[ -b /dev/nullb0 ] || die "no /dev/nullb0"
-		run modprobe ib_core
-		run modprobe rdma_cm
-		rdma_setup "${RWX_DEV:-rxe}" > /dev/null || die "rdma_setup ${RWX_DEV:-rxe}"
+		ulp_guest_setup
+		ulp_device_setup
 	fi
 	say "rdma: $(rdma link show $ULP_IBDEV/1)"
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
@@ -119,20 +140,18 @@ copy_both_ways() {
 }
 
 # teardown_rdma_engine: once the ULPs are unloaded, no engine context
-# left, the engine, the RDMA device and null_blk gone, no splat, kmemleak
-# scanned (in a chain, the device, null_blk and kmemleak are the chain's).
+# left and the engine gone, then ulp_guest_teardown (in a chain, the
+# chain's at its end; a run checks for splats only).
 teardown_rdma_engine() {
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
 		engine_live_check || die "engine contexts left"
 		rmmod_wait "$(modinfo -F name "$RWX_ENGINE_MODULE")"
 	fi
-	if [ "${RWX_ULP_CHAIN:-0}" != 1 ]; then
-		# (gone already after a link-delete fault)
-		[ -e /sys/class/infiniband/$ULP_IBDEV ] && run rdma link delete $ULP_IBDEV
-		rmmod_wait $ULP_RDMA_MOD null_blk
+	if [ "${RWX_ULP_CHAIN:-0}" = 1 ]; then
+		splat_check
+	else
+		ulp_guest_teardown
 	fi
-	splat_check
-	[ "${RWX_ULP_CHAIN:-0}" = 1 ] || kmemleak_check
 	say "all steps done"
 }
 
