@@ -294,8 +294,9 @@ static int rwx_sig_init(struct kunit *test)
 	return 0;
 }
 
-/* The device, PD, CQ, the integrity QP and its connected peer. */
-static void rwx_sig_ready(struct kunit *test)
+/* The device of @caps, PD, CQ, the integrity QP and its connected peer. */
+static void rwx_sig_ready_caps(struct kunit *test,
+			       const struct rwx_testdev_caps *caps)
 {
 	struct rwx_sig_env *env = test->priv;
 
@@ -305,7 +306,7 @@ static void rwx_sig_ready(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, env->blocks);
 	KUNIT_ASSERT_NOT_NULL(test, env->image);
 
-	rwx_td_fixture_open(test, &env->fx, "rwxsig%d", &rwx_sig_caps, 128,
+	rwx_td_fixture_open(test, &env->fx, "rwxsig%d", caps, 128,
 			    IB_POLL_SOFTIRQ);
 	env->fx.qp = rwx_sig_create_qp(env, IB_QP_CREATE_INTEGRITY_EN,
 				       RWX_SIG_CTXS);
@@ -319,6 +320,11 @@ static void rwx_sig_ready(struct kunit *test)
 		env->remote_dma = 0;
 		KUNIT_FAIL(test, "cannot map the remote buffer");
 	}
+}
+
+static void rwx_sig_ready(struct kunit *test)
+{
+	rwx_sig_ready_caps(test, &rwx_sig_caps);
 }
 
 /* Each case destroys its own contexts; then the fixture, the buffers. */
@@ -906,6 +912,76 @@ static void rwx_sig_pool(struct kunit *test)
 }
 
 /*
+ * A READ of @n entries of 3000 B, each 100 B into a page of its own from
+ * page @first of env->data on: one MR each (a gap between any two).
+ */
+static int rwx_sig_gapped_read(struct rwx_sig_env *env, struct ib_qp *qp,
+			       struct rdma_rw_ctx *rw, struct scatterlist *sgl,
+			       u32 first, u32 n)
+{
+	u32 i;
+
+	sg_init_table(sgl, n);
+	for (i = 0; i < n; i++)
+		sg_set_buf(&sgl[i], env->data + (first + i) * PAGE_SIZE + 100,
+			   3000);
+	return rdma_rwx_ctx_init(rw, qp, 1, sgl, n, 0, env->remote_dma,
+				 env->fx.pd->unsafe_global_rkey,
+				 DMA_FROM_DEVICE);
+}
+
+/*
+ * An integrity QP's pools of unequal size (a ULP may add MRs to either):
+ * a plain context that can never fit gets -ENOSPC however large the
+ * signature pool, one that fits once another context is done -EAGAIN
+ * however small it is.  iWARP, where a READ needs its MRs (no SGE
+ * fallback); ib_core gives each pool max_rdma_ctxs (2) MRs.
+ */
+static void rwx_sig_pool_unequal(struct kunit *test)
+{
+	struct rwx_testdev_caps caps = rwx_sig_caps;
+	struct rwx_sig_env *env = test->priv;
+	struct scatterlist held_sg[2], sgl[5];
+	struct rdma_rw_ctx holder, rw;
+	struct ib_qp *qp;
+
+	caps.iwarp = true;
+	rwx_sig_ready_caps(test, &caps);
+	/* 2 plain MRs, 6 signature MRs: 3 spans never fit. */
+	qp = env->fx.qp;
+	KUNIT_ASSERT_EQ(test, ib_mr_pool_init(qp, &qp->sig_mrs, 4,
+					      IB_MR_TYPE_INTEGRITY,
+					      RWX_SIG_PI_PAGES,
+					      RWX_SIG_PI_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, rwx_sig_gapped_read(env, qp, &rw, sgl, 0, 3),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+
+	/* 6 plain MRs, 2 signature MRs: 5 spans fit once a holder of 2 is done. */
+	qp = rwx_sig_create_qp(env, IB_QP_CREATE_INTEGRITY_EN, RWX_SIG_CTXS);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	if (ib_mr_pool_init(qp, &qp->rdma_mrs, 4, IB_MR_TYPE_MEM_REG,
+			    RWX_SIG_PI_PAGES, 0)) {
+		ib_destroy_qp(qp);
+		KUNIT_FAIL_AND_ABORT(test, "cannot add 4 MRs to the plain pool");
+	}
+	KUNIT_EXPECT_GT(test, rwx_sig_gapped_read(env, qp, &holder, held_sg,
+						  8, 2), 0);
+	KUNIT_EXPECT_EQ(test, rwx_sig_gapped_read(env, qp, &rw, sgl, 0, 5),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 2);
+	rdma_rwx_ctx_destroy(&holder, qp, 1, held_sg, 2, DMA_FROM_DEVICE);
+	if (rwx_sig_gapped_read(env, qp, &rw, sgl, 0, 5) > 0) {
+		KUNIT_EXPECT_EQ(test, qp->mrs_used, 5);
+		rdma_rwx_ctx_destroy(&rw, qp, 1, sgl, 5, DMA_FROM_DEVICE);
+	} else {
+		KUNIT_FAIL(test, "5 spans on a pool of 6, all free: not set up");
+	}
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+	ib_destroy_qp(qp);
+}
+
+/*
  * The device's counters over signature contexts: an init counts init_sig,
  * its MR (mrs_registered) and the bytes it puts on the wire; the post
  * nothing; the destroy destroyed; an init the pool cannot serve
@@ -1260,6 +1336,7 @@ static struct kunit_case rwx_sig_test_cases[] = {
 	KUNIT_CASE_PARAM(rwx_sig_diff, rwx_sig_case_gen_params),
 	KUNIT_CASE(rwx_sig_bad_input),
 	KUNIT_CASE(rwx_sig_pool),
+	KUNIT_CASE(rwx_sig_pool_unequal),
 	KUNIT_CASE(rwx_sig_counters),
 	KUNIT_CASE(rwx_sig_faults),
 	KUNIT_CASE(rwx_sig_qp_alloc_fault),

@@ -303,30 +303,24 @@ static noinline int rdma_rwx_map_walked_span(struct ib_mr *mr,
 }
 
 /*
- * A pool of @qp had no MR for a context that holds @held from it already:
- * -EAGAIN when others hold MRs that will come back, -ENOSPC when the
- * context holds the whole pool, which never grows, so a retry can never
- * succeed.  qp->mrs_used counts the MRs taken from both pools; ib_core
- * gives an integrity QP's two pools max_rdma_ctxs MRs each (and other QPs
- * no integrity pool), so half the total is the size of either.  Counted
- * under the pools' lock, so the answer is exact.
+ * @pool of @qp had no MR for a context that holds @held MRs of @qp: -EAGAIN
+ * while another context holds any MR of @qp (it will come back; an MR
+ * back in @pool since the miss counts too), -ENOSPC when none does, as
+ * then this context holds all of @pool, which never grows, and a retry
+ * can never succeed.  qp->mrs_used counts both pools' MRs, whose sizes
+ * the engine does not know (a ULP may add MRs to either), so a context
+ * that can never fit waits for the other pool's contexts before it gets
+ * -ENOSPC: late, never wrong.
  */
-int rdma_rwx_pool_short(struct ib_qp *qp, u32 held)
+int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held)
 {
-	struct list_head *entry;
 	unsigned long flags;
-	u32 total;
+	bool others;
 
 	spin_lock_irqsave(&qp->mr_lock, flags);
-	total = qp->mrs_used;
-	list_for_each(entry, &qp->rdma_mrs)
-		total++;
-	list_for_each(entry, &qp->sig_mrs)
-		total++;
+	others = qp->mrs_used > held || !list_empty(pool);
 	spin_unlock_irqrestore(&qp->mr_lock, flags);
-	if (qp->integrity_en)
-		total /= 2;
-	return total > held ? -EAGAIN : -ENOSPC;
+	return others ? -EAGAIN : -ENOSPC;
 }
 
 /*
@@ -432,7 +426,7 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 						   rkey, dir);
 		bytes = 0;	/* the whole list's: only the first op's */
 		if (ret == -EAGAIN)
-			ret = rdma_rwx_pool_short(qp, op);
+			ret = rdma_rwx_pool_short(qp, &qp->rdma_mrs, op);
 		if (ret < 0) {
 			rdma_rwx_put_mrs(ctx, qp, op);
 			if (cached)

@@ -84,7 +84,7 @@ static inline void rdma_rwx_free_sge_wrs(struct ib_rdma_wr *wrs, bool cached)
 }
 
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
-int rdma_rwx_pool_short(struct ib_qp *qp, u32 held);
+int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held);
 
 void rdma_rwx_bvec_setup(void);
 

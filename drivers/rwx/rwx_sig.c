@@ -95,7 +95,7 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	mr = ib_mr_pool_get(qp, &qp->sig_mrs);
 	if (!mr) {
 		rdma_rwx_buf_put(reg);
-		return rdma_rwx_pool_short(qp, 0);
+		return rdma_rwx_pool_short(qp, &qp->sig_mrs, 0);
 	}
 
 	/*
