@@ -539,7 +539,8 @@ static void rwx_engine_chain_send_tdev(struct kunit *test)
  * the next entries whole, as ib_core does; when the device maps fewer,
  * it maps the span rdma_rwx_next_mr_span() walks out instead, and the
  * data still moves.  A refusal, or a short map of that span too, is
- * -EINVAL with every MR back in the pool.  The SGE path maps no MR.
+ * -EINVAL, the device's -ENOMEM -ENOMEM, each with every MR back in the
+ * pool.  The SGE path maps no MR.
  */
 static void rwx_engine_map_faults(struct kunit *test)
 {
@@ -553,14 +554,9 @@ static void rwx_engine_map_faults(struct kunit *test)
 	rwx_engine_pages(test, 4);
 	rwx_rw_map_short(test, false, mr, 4 * PAGE_SIZE);
 
-	/* Refused at once. */
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 1);
-	rwx_rw_expect_refused(test, false, mr);
-	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(ctx->tdev,
-						      RWX_TESTDEV_FAULT_MAP_FAIL),
-			mr);
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 0);
-	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 0);
+	rwx_rw_map_refused(test, false, mr, RWX_TESTDEV_FAULT_MAP_FAIL, -EINVAL);
+	rwx_rw_map_refused(test, false, mr, RWX_TESTDEV_FAULT_MAP_NOMEM, -ENOMEM);
 }
 
 /*

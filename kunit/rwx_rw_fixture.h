@@ -742,14 +742,14 @@ static inline void rwx_rw_send_finish(struct kunit *test,
 			    DMA_FROM_DEVICE);
 }
 
-/* A READ of the fixture's list fails with -EINVAL on the MR path only. */
+/* A READ of the fixture's list fails with @err on the MR path only. */
 static inline void rwx_rw_expect_refused(struct kunit *test, bool bvec,
-					 bool mr)
+					 bool mr, int err)
 {
 	int ret = rwx_rw_move(test, bvec, 0, DMA_FROM_DEVICE);
 
 	if (mr)
-		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_EQ(test, ret, err);
 	else
 		KUNIT_EXPECT_GT(test, ret, 0);
 }
@@ -780,10 +780,27 @@ static inline void rwx_rw_map_short(struct kunit *test, bool bvec, bool mr,
 	/* Short, then refused when mapped again. */
 	rwx_testdev_inject(fx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 1);
 	rwx_testdev_inject(fx->tdev, RWX_TESTDEV_FAULT_MAP_FAIL, 2);
-	rwx_rw_expect_refused(test, bvec, mr);
+	rwx_rw_expect_refused(test, bvec, mr, -EINVAL);
 	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(fx->tdev,
 						      RWX_TESTDEV_FAULT_MAP_FAIL),
 			mr);
+}
+
+/*
+ * The device refusing an MR's mapping at once (@fault): a READ of the
+ * fixture's list fails with @err on the MR path only, and nothing stays
+ * taken from the pool.
+ */
+static inline void rwx_rw_map_refused(struct kunit *test, bool bvec, bool mr,
+				      enum rwx_testdev_fault fault, int err)
+{
+	struct rwx_rw_fixture *fx = test->priv;
+
+	rwx_testdev_inject(fx->tdev, fault, 1);
+	rwx_rw_expect_refused(test, bvec, mr, err);
+	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(fx->tdev, fault), mr);
+	rwx_testdev_inject(fx->tdev, fault, 0);
+	KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
 }
 
 #ifdef CONFIG_FAULT_INJECTION

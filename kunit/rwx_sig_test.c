@@ -847,14 +847,17 @@ static void rwx_sig_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, big,
 					   RWX_SIG_PI_PAGES + 1, NULL, 0, &attrs,
 					   DMA_TO_DEVICE), -EINVAL);
-	/* A list the device cannot map in one MR (a gap between entries). */
+	/*
+	 * A list the device cannot map in one MR (a gap between entries):
+	 * its -ENOMEM (mlx5's answer too) passed on, as ib_core does.
+	 */
 	sg_init_table(big, 2);
 	sg_set_buf(&big[0], env->data, 512);
 	sg_set_buf(&big[1], env->data + 2 * PAGE_SIZE, 512);
 	bad = attrs;
 	bad.mem.sig_type = IB_SIG_TYPE_NONE;
 	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, big, 2, NULL, 0,
-					   &bad, DMA_TO_DEVICE), -EINVAL);
+					   &bad, DMA_TO_DEVICE), -ENOMEM);
 	/* PI that does not match the data: 8 blocks, PI for 7. */
 	env->prot_sg[0].length -= RWX_SIG_PI_SIZE;
 	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
@@ -1070,8 +1073,14 @@ static void rwx_sig_faults(struct kunit *test)
 		"faults", IB_SIG_TYPE_T10_DIF, IB_SIG_TYPE_T10_DIF, IB_T10DIF_CRC,
 		512, 16, true, 2, 1, 0, 0
 	};
-	static const enum rwx_testdev_fault map_faults[] = {
-		RWX_TESTDEV_FAULT_MAP_FAIL, RWX_TESTDEV_FAULT_MAP_SHORT,
+	/* The device's error, passed on: -ENOMEM stays -ENOMEM. */
+	static const struct {
+		enum rwx_testdev_fault fault;
+		int err;
+	} map_faults[] = {
+		{ RWX_TESTDEV_FAULT_MAP_FAIL, -EINVAL },
+		{ RWX_TESTDEV_FAULT_MAP_SHORT, -ENOMEM },	/* as mlx5 */
+		{ RWX_TESTDEV_FAULT_MAP_NOMEM, -ENOMEM },
 	};
 	/*
 	 * The MR's state, the chain it gets, where the post fails, and
@@ -1101,11 +1110,13 @@ static void rwx_sig_faults(struct kunit *test)
 	rwx_sig_lists(test, &c);
 	rwx_sig_attrs(&attrs, &c);
 	for (i = 0; i < ARRAY_SIZE(map_faults); i++) {
-		rwx_testdev_inject(env->fx.tdev, map_faults[i], 1);
+		rwx_testdev_inject(env->fx.tdev, map_faults[i].fault, 1);
 		KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs,
-						       DMA_TO_DEVICE), -EINVAL);
-		KUNIT_EXPECT_TRUE(test, rwx_testdev_fault_fired(env->fx.tdev,
-								map_faults[i]));
+						       DMA_TO_DEVICE),
+				map_faults[i].err);
+		KUNIT_EXPECT_TRUE(test,
+				  rwx_testdev_fault_fired(env->fx.tdev,
+							  map_faults[i].fault));
 		KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 	}
 

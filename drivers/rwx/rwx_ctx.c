@@ -345,7 +345,7 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 		mapped = rdma_rwx_map_walked_span(mr, caps, pos);
 	if (mapped < 0) {
 		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
-		return mapped == -ENOMEM ? -ENOMEM : -EINVAL;
+		return rdma_rwx_map_error(mapped);
 	}
 	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps->iwarp,
 				  mr->length, remote_addr, rkey, dir);

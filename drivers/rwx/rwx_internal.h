@@ -86,6 +86,15 @@ static inline void rdma_rwx_free_sge_wrs(struct ib_rdma_wr *wrs, bool cached)
 /* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held);
 
+/*
+ * What a refused MR mapping returns: the driver's -ENOMEM as it is, any
+ * other refusal -EINVAL (the list does not fit the MR).
+ */
+static inline int rdma_rwx_map_error(int err)
+{
+	return err == -ENOMEM ? -ENOMEM : -EINVAL;
+}
+
 void rdma_rwx_bvec_setup(void);
 
 /* The plain MR path, shared with bio_vec contexts (rwx_bvec.c). */

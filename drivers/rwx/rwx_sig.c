@@ -103,15 +103,20 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	 * bytes it placed in meta_length.  ib_core's page size for PI MRs.
 	 */
 	*mr->sig_attrs = *sig_attrs;
-	if (ib_map_mr_sg_pi(mr, sg, nents, NULL, prot_sg, prot_nents, NULL,
-			    SZ_4K))
+	count = ib_map_mr_sg_pi(mr, sg, nents, NULL, prot_sg, prot_nents, NULL,
+				SZ_4K);
+	if (count) {
+		count = rdma_rwx_map_error(count);
 		goto out_put;
+	}
 	length = mr->length;
 	meta_length = mr->sig_attrs->meta_length;
 	/* No PI on the wire: the wire carries the data alone. */
 	if (sig_attrs->wire.sig_type == IB_SIG_TYPE_NONE) {
-		if (meta_length > length)
+		if (meta_length > length) {
+			count = -EINVAL;
 			goto out_put;
+		}
 		length -= meta_length;
 	}
 
@@ -128,7 +133,7 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 out_put:
 	ib_mr_pool_put(qp, &qp->sig_mrs, mr);
 	rdma_rwx_buf_put(reg);
-	return -EINVAL;
+	return count;
 }
 
 /**
@@ -163,8 +168,9 @@ out_put:
  * entries than its page list, or refused by the device);
  * -EOPNOTSUPP when @qp was not created with integrity (which needs a
  * device with integrity handover); -ENOMEM when the DMA mapping or an
- * allocation fails; -EAGAIN when the QP's signature pool is empty for now;
- * -ENOSPC when it has no MR at all.  On error nothing stays mapped or
+ * allocation fails, or the device's mapping of the lists does; -EAGAIN
+ * when the QP's signature pool is empty for now; -ENOSPC when it has no
+ * MR at all.  On error nothing stays mapped or
  * taken from the pool.
  */
 int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,

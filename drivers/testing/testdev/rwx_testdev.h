@@ -106,6 +106,8 @@ void rwx_testdev_counts(struct rwx_testdev *tdev,
  *	with IB_WC_GENERAL_ERR (signaled or not), its QP goes to the error
  *	state and every later WR of that QP is flushed
  *	(IB_WC_WR_FLUSH_ERR)
+ * @RWX_TESTDEV_FAULT_MAP_NOMEM: the nth map_mr_sg or map_mr_sg_pi
+ *	returns -ENOMEM
  * @RWX_TESTDEV_NR_FAULTS: the number of faults
  */
 enum rwx_testdev_fault {
@@ -114,6 +116,7 @@ enum rwx_testdev_fault {
 	RWX_TESTDEV_FAULT_MAP_SHORT,
 	RWX_TESTDEV_FAULT_MAP_FAIL,
 	RWX_TESTDEV_FAULT_WR_ERROR,
+	RWX_TESTDEV_FAULT_MAP_NOMEM,
 	RWX_TESTDEV_NR_FAULTS
 };
 

@@ -241,15 +241,18 @@ int rwx_td_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 {
 	struct rwx_td_mr *mr = to_tdmr(ibmr);
 	struct rwx_testdev *tdev = mr->tdev;
-	bool fail, short_map;
+	bool fail, short_map, nomem;
 
 	if (mr->kind != RWX_TD_MR_FAST_REG ||
 	    !rwx_td_page_size_ok(ibmr->page_size))
 		return -EINVAL;
 	fail = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_FAIL);
 	short_map = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_SHORT);
+	nomem = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_NOMEM);
 	if (fail)
 		return -EINVAL;
+	if (nomem)
+		return -ENOMEM;
 
 	if (short_map && sg_nents > 0) {
 		if (sg_nents == 1) {
@@ -271,7 +274,7 @@ int rwx_td_map_mr_sg_pi(struct ib_mr *ibmr, struct scatterlist *data_sg,
 	struct rwx_td_mr *mr = to_tdmr(ibmr);
 	struct rwx_testdev *tdev = mr->tdev;
 	struct rwx_td_pi_layout layout;
-	bool fail, short_map, meta;
+	bool fail, short_map, nomem, meta;
 	int n, ret;
 
 	if (mr->kind != RWX_TD_MR_INTEGRITY || !ibmr->sig_attrs ||
@@ -281,9 +284,10 @@ int rwx_td_map_mr_sg_pi(struct ib_mr *ibmr, struct scatterlist *data_sg,
 		return -EINVAL;
 	fail = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_FAIL);
 	short_map = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_SHORT);
+	nomem = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_NOMEM);
 	if (fail)
 		return -EINVAL;
-	if (short_map)
+	if (short_map || nomem)
 		return -ENOMEM;
 
 	n = rwx_td_map_list(mr, &mr->map, data_sg, data_sg_nents,
