@@ -5,7 +5,7 @@
  * path, direction, entries, WRs, bytes and result (fields and examples in
  * Documentation/rdma_rwx.rst, "Trace events").  Disabled, each costs the
  * hot path a static branch (a NOP); the fields are computed only when the
- * event is on.  rwx_stats.c defines them (CREATE_TRACE_POINTS).
+ * event is on.  rwx_trace.c defines them (CREATE_TRACE_POINTS).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rwx
