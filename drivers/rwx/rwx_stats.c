@@ -227,23 +227,8 @@ static void rdma_rwx_sum_all(u64 *sum, u64 *base)
 	mutex_unlock(&rdma_rwx_stats_lock);
 }
 
-static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
-{
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
-
-	rdma_rwx_sum_all(sum, base);
-	rdma_rwx_show(m, sum, base);
-	return 0;
-}
-
-static int rdma_rwx_counters_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, rdma_rwx_counters_show, NULL);
-}
-
-static ssize_t rdma_rwx_counters_reset(struct file *file,
-				       const char __user *buf, size_t len,
-				       loff_t *ppos)
+/* Zero the event counts of every set, the removed total's too. */
+static void rdma_rwx_reset_all(void)
 {
 	struct rdma_rwx_dev_stats *s;
 
@@ -258,6 +243,43 @@ static ssize_t rdma_rwx_counters_reset(struct file *file,
 	       sizeof(rdma_rwx_removed.base));
 	spin_unlock_bh(&rdma_rwx_retire_lock);
 	mutex_unlock(&rdma_rwx_stats_lock);
+}
+
+/*
+ * A counters file: one device's (its set the file's private data) or,
+ * without one, the global file.  debugfs keeps a device's set alive while
+ * a read or write runs: removal takes the file away (waiting for them)
+ * before the set goes.
+ */
+static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
+{
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	struct rdma_rwx_dev_stats *s = m->private;
+
+	if (s)
+		rdma_rwx_sum(s->pcpu, sum, base);
+	else
+		rdma_rwx_sum_all(sum, base);
+	rdma_rwx_show(m, sum, base);
+	return 0;
+}
+
+static int rdma_rwx_counters_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rdma_rwx_counters_show, inode->i_private);
+}
+
+static ssize_t rdma_rwx_counters_reset(struct file *file,
+				       const char __user *buf, size_t len,
+				       loff_t *ppos)
+{
+	struct rdma_rwx_dev_stats *s =
+		((struct seq_file *)file->private_data)->private;
+
+	if (s)
+		rdma_rwx_reset(s->pcpu);
+	else
+		rdma_rwx_reset_all();
 	return len;
 }
 
@@ -270,52 +292,13 @@ static const struct file_operations rdma_rwx_counters_fops = {
 	.write = rdma_rwx_counters_reset,
 };
 
-/*
- * One device's file.  debugfs keeps the set alive while a read or write
- * runs: removal takes the file away (waiting for them) before the set goes.
- */
-static int rdma_rwx_dev_counters_show(struct seq_file *m, void *unused)
-{
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
-	struct rdma_rwx_dev_stats *s = m->private;
-
-	rdma_rwx_sum(s->pcpu, sum, base);
-	rdma_rwx_show(m, sum, base);
-	return 0;
-}
-
-static int rdma_rwx_dev_counters_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, rdma_rwx_dev_counters_show, inode->i_private);
-}
-
-static ssize_t rdma_rwx_dev_counters_reset(struct file *file,
-					   const char __user *buf, size_t len,
-					   loff_t *ppos)
-{
-	struct rdma_rwx_dev_stats *s =
-		((struct seq_file *)file->private_data)->private;
-
-	rdma_rwx_reset(s->pcpu);
-	return len;
-}
-
-static const struct file_operations rdma_rwx_dev_counters_fops = {
-	.owner = THIS_MODULE,
-	.open = rdma_rwx_dev_counters_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = rdma_rwx_dev_counters_reset,
-};
-
 /* devices/<name>/counters for @s, under rdma_rwx_stats_lock. */
 static void rdma_rwx_dev_debugfs(struct rdma_rwx_dev_stats *s)
 {
 	s->dir = debugfs_create_dir(dev_name(&s->dev->dev),
 				    rdma_rwx_debugfs_devices);
 	debugfs_create_file("counters", 0600, s->dir, s,
-			    &rdma_rwx_dev_counters_fops);
+			    &rdma_rwx_counters_fops);
 }
 
 static int rdma_rwx_add_one(struct ib_device *dev)
