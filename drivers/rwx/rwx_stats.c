@@ -37,11 +37,6 @@
 #include "rwx_stats.h"
 #include "rwx_trace.h"
 
-/* Without RCU-tasks, call_rcu_tasks() is call_rcu() (rwx_stats.h). */
-#ifndef CONFIG_TASKS_RCU
-#define rcu_barrier_tasks rcu_barrier
-#endif
-
 static DEFINE_PER_CPU(struct rdma_rwx_counters, rdma_rwx_nodev_counters);
 
 /* Calls without a device, and contexts that outlived theirs. */

@@ -93,16 +93,11 @@ DECLARE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev);
 
 /*
- * A preemptible kernel built without RCU-tasks retires sets after plain
- * RCU grace periods (call_rcu_tasks() is call_rcu() there), which cover a
- * count only while it runs with preemption disabled.
+ * Counts run preemptible and unmarked; only RCU-tasks grace periods cover
+ * them when a device's set retires.  Debian's 6.1 and 6.12 have it.
  */
-#if IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU)
-#define rdma_rwx_count_begin()	preempt_disable()
-#define rdma_rwx_count_end()	preempt_enable()
-#else
-#define rdma_rwx_count_begin()	do { } while (0)
-#define rdma_rwx_count_end()	do { } while (0)
+#if !IS_ENABLED(CONFIG_TASKS_RCU)
+#error "rdma_rwx's counters need a kernel with CONFIG_TASKS_RCU"
 #endif
 
 /*
@@ -151,9 +146,7 @@ rdma_rwx_bytes_counter(enum dma_data_direction dir)
 static inline void rdma_rwx_count(struct ib_device *dev,
 				  enum rdma_rwx_counter counter)
 {
-	rdma_rwx_count_begin();
 	this_cpu_inc(rdma_rwx_dev_counters(dev)->events[counter]);
-	rdma_rwx_count_end();
 }
 
 /*
@@ -165,13 +158,10 @@ static __always_inline bool rdma_rwx_count_cached(struct ib_device *dev,
 						  enum rdma_rwx_counter counter)
 {
 	struct rdma_rwx_counters __percpu *c;
-	bool hit;
+	bool hit = rdma_rwx_counters_hit(dev, &c);
 
-	rdma_rwx_count_begin();
-	hit = rdma_rwx_counters_hit(dev, &c);
 	if (hit)
 		this_cpu_inc(c->events[counter]);
-	rdma_rwx_count_end();
 	return hit;
 }
 
@@ -196,10 +186,8 @@ static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
 					       u32 mrs, u64 bytes,
 					       enum dma_data_direction dir)
 {
-	rdma_rwx_count_begin();
 	rdma_rwx_count_ctx_in(rdma_rwx_dev_counters(dev), path, mrs, bytes,
 			      dir);
-	rdma_rwx_count_end();
 }
 
 /*
@@ -211,13 +199,10 @@ rdma_rwx_count_ctx_cached(struct ib_device *dev, enum rdma_rwx_counter path,
 			  u32 mrs, u64 bytes, enum dma_data_direction dir)
 {
 	struct rdma_rwx_counters __percpu *c;
-	bool hit;
+	bool hit = rdma_rwx_counters_hit(dev, &c);
 
-	rdma_rwx_count_begin();
-	hit = rdma_rwx_counters_hit(dev, &c);
 	if (hit)
 		rdma_rwx_count_ctx_in(c, path, mrs, bytes, dir);
-	rdma_rwx_count_end();
 	return hit;
 }
 
