@@ -202,12 +202,11 @@ iser_boot() {
 # first: each server is stopped (SMB: not yet), and the RDMA device
 # deleted, under load, once each.  Not on siw yet (tools/guest/ulp-chain.sh says why).
 declare -A ULP_CHAINS=(
-	[ulps-rxe]="srp:rxe nfs:rxe smb:rxe:link-delete"
-	# SMB's server stop is not here: cifs's I/O hung past 120 s after
-	# ksmbd.control -s in one run of four (Documentation/ulps.rst).
+	# No SMB fault: see CIFS_FAULT_HANG.
+	[ulps-rxe]="srp:rxe nfs:rxe smb:rxe"
 	[ulps-rxe-mr]="srp:rxe:server-stop nfs:rxe:server-stop smb:rxe"
 	[ulps-6.1-rxe]="srp:rxe nfs:rxe smb:rxe"
-	[ulps-6.1-rxe-mr]="srp:rxe:link-delete nfs:rxe:link-delete smb:rxe:link-delete"
+	[ulps-6.1-rxe-mr]="srp:rxe:link-delete nfs:rxe:link-delete smb:rxe"
 	# Debian's kernels: no SMB Direct.
 	[ulps-6.12]="srp:rxe nfs:rxe"
 	[ulps-6.1]="srp:rxe nfs:rxe"
@@ -558,6 +557,15 @@ suite nfs
 record_chain_runs nfs
 suite smb
 record_chain_runs smb
+# The cifs client of one guest deadlocks when its SMB Direct transport
+# dies under load (either fault, in about one run of three): its writer
+# waits for send credits in smbd_send() holding the mutex that its
+# reconnect (cifsd) waits for, and the RDMA/CM's device removal waits
+# for that reconnect to release its cm_id.  Faults wait for a client in a
+# guest of its own (Documentation/ulps.rst).
+CIFS_FAULT_HANG="not run: cifs (6.12) deadlocks when its transport dies under load (smbd_send waits for credits holding the mutex its reconnect needs); needs the client in another guest"
+skip "SMB Direct under load: the RDMA device deleted" "$CIFS_FAULT_HANG"
+skip "SMB Direct under load: ksmbd stopped" "$CIFS_FAULT_HANG"
 
 suite trace-events
 # The 6.1 run's checks are named "6.1: part: check".

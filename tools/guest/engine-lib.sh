@@ -152,13 +152,18 @@ fault_under_load() {
 	"$@" &
 	local fault_pid=$!
 	if ! wait_gone $fault_pid 120; then
-		echo "$p: $what still running 120 s later: hung"
+		echo "$p: $what still running 120 s later: hung;" \
+		     "$(engine_counter contexts_live) engine contexts live; its stack and the blocked tasks':"
+		sed "s/^/$p:   /" /proc/$fault_pid/stack
+		echo w > /proc/sysrq-trigger
 		kill -KILL $pid
 		return 1
 	fi
 	wait $fault_pid || { echo "$p: $what failed"; kill -KILL $pid; return 1; }
 	if ! wait_gone $pid 120; then
-		echo "$p: client I/O still running 120 s after $what: hung"
+		echo "$p: client I/O still running 120 s after $what: hung;" \
+		     "$(engine_counter contexts_live) engine contexts live; the blocked tasks:"
+		echo w > /proc/sysrq-trigger
 		kill -KILL $pid
 		return 1
 	fi
