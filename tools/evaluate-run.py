@@ -74,16 +74,22 @@ def find_splats(lines):
 
 
 EXCERPT_LINES = 40
+# A failed KUnit assertion, or a guest script's "NAME: FAILED WHY" line.
+FAILURE_LINE = re.compile(r'(EXPECTATION|ASSERTION) FAILED|^\w[\w-]*: FAILED ')
 
 
 def excerpt(lines):
     """The console lines that tell why a run failed, for make check's
-    summary: the first splat and what follows it (the report and its call
-    trace), else the log's end (where a script stopped)."""
+    summary: from the first splat (the report and its call trace), else
+    from the first failed assertion or script step, else the log's end
+    (where a script stopped)."""
     text = [TS_PREFIX.sub('', l.rstrip('\n')) for l in lines]
     first = next(splat_starts(lines), None)
     if first:
         return text[first[0]:first[0] + EXCERPT_LINES]
+    for i, line in enumerate(text):
+        if FAILURE_LINE.search(line):
+            return text[i:i + EXCERPT_LINES]
     return text[-EXCERPT_LINES:]
 
 

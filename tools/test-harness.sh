@@ -82,6 +82,12 @@ host_tests() {
 	else
 		fail "a failed script's excerpt is the log's end" "$(tail -n 1 "$ex")"
 	fi
+	python3 "$evaluate" --log "$logs/script-failed.log" --rc 1 --excerpt "$ex" > /dev/null
+	if [ "$(head -n 1 "$ex")" = "nfs: FAILED server-stop under load" ]; then
+		pass "a failed step's excerpt starts at its FAILED line"
+	else
+		fail "a failed step's excerpt starts at its FAILED line" "$(head -n 1 "$ex")"
+	fi
 	rm -f "$ex"
 	python3 "$evaluate" --log "$logs/clean.log" --rc 0 --excerpt "$ex" > /dev/null
 	if [ -e "$ex" ]; then
