@@ -16,9 +16,9 @@ mkdir -p "$RWX_BUILD"
 RWX_EXCERPTS=$RWX_BUILD/failed-excerpts
 : > "$RWX_EXCERPTS"
 
-# print_excerpts: what each failed guest's console says of why (its first
-# splat, else its end), so that a failure can be read from make check's
-# output alone.
+# print_excerpts: what each failed guest's console says of why (from its
+# first splat, else its first failed step, else its end: evaluate-run.py's
+# excerpt), so that a failure can be read from make check's output alone.
 print_excerpts() {
 	local e
 	sort -u "$RWX_EXCERPTS" | while read -r e; do

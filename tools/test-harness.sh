@@ -66,7 +66,8 @@ host_tests() {
 	expect_judgement "no CPU count from the guest fails" 1 \
 		$'^fail\tguest: 2 CPUs online\tthe guest did not say' --log "$logs/kasan.log" --rc 0 --cpus 2
 	# A failed run's excerpt (make check's summary prints it): from its
-	# first splat on, else the log's end; none for a run that passed.
+	# first splat on, else from its first failed step, else the log's end;
+	# none for a run that passed.
 	local ex
 	ex=$(mktemp)
 	python3 "$evaluate" --log "$logs/kasan.log" --rc 0 --excerpt "$ex" > /dev/null
