@@ -205,19 +205,37 @@ wait_scsi_disk() {
 	say "disk $dev: $(cat "$sys/size") sectors, $(cat "$sys/device/vendor") $(cat "$sys/device/model")"
 }
 
-# fio_job NAME OFFSET_MB FIO-ARGS...: fio with crc32c verification on
-# $FIO_TARGET (a block device or a file), $SIZE_MB per job.
-fio_job() {
-	local name=$1 off=$2 out
-	shift 2
-	say "fio $name"
-	if ! out=$(fio --name="$name" --filename="$FIO_TARGET" --direct=1 --ioengine=libaio \
-			--offset="${off}M" --size="${SIZE_MB}M" --verify=crc32c \
-			--verify_fatal=1 --do_verify=1 --group_reporting "$@" 2>&1); then
+# fio_run WHAT JOB...: one fio process running the JOBs (each "--name=NAME
+# OFFSET_MB FIO-ARGS..." as one word list, split on spaces) one after the
+# other (stonewall), with crc32c verification on $FIO_TARGET (a block
+# device or a file), $SIZE_MB per job unless its args set --size.  One
+# process for several jobs: under TCG each fio start (64 shared libraries)
+# costs 2-3 s of a guest's time.
+fio_run() {
+	local what=$1 job name off args=() out
+	shift
+	for job in "$@"; do
+		read -r name off _ <<< "$job"
+		# shellcheck disable=SC2206  # the job's own arguments, split
+		args+=($name --stonewall --offset="${off}M" --size="${SIZE_MB}M" ${job#"$name $off"})
+	done
+	say "fio $what"
+	if ! out=$(fio --filename="$FIO_TARGET" --direct=1 --ioengine=libaio --verify=crc32c \
+			--verify_fatal=1 --do_verify=1 --group_reporting "${args[@]}" 2>&1); then
 		printf '%s\n' "$out" | tail -n 30 | indent
-		die "fio $name"
+		die "fio $what"
 	fi
 	printf '%s\n' "$out" | grep -E '^\s+(read|write):|err=' | sed "s/^ */$RWX_LOG_PREFIX:   /"
+}
+
+# job_names JOB...: the names of fio_run's JOBs, space-separated.
+job_names() {
+	local job names=()
+	for job in "$@"; do
+		job=${job#--name=}
+		names+=("${job%% *}")
+	done
+	echo "${names[*]}"
 }
 
 # fio_verify_set: the data jobs every block ULP runs, over 6 * SIZE_MB:
@@ -231,25 +249,24 @@ fio_job() {
 # (rand-mixed-bs, seq-128k, every-cpu): for the runs whose difference is
 # the path, not the data.
 fio_verify_set() {
-	local ncpu small=${ULP_FIO_SMALL_KB:-} full=1
+	local ncpu small=${ULP_FIO_SMALL_KB:-} full=1 jobs=()
 	[ "${ULP_FIO_SET:-full}" = short ] && full=""
+	ncpu=$(getconf _NPROCESSORS_ONLN)
 	[ -n "$full" ] &&
-		fio_job rand-4k 0 --rw=randwrite --bs=4k --iodepth=16 --size="${small:-$((SIZE_MB * 1024))}k"
-	fio_job seq-128k "$SIZE_MB" --rw=write --bs=128k --iodepth=8
-	# What seq-128k wrote, read back in a new fio run: the data survived.
+		jobs+=("--name=rand-4k 0 --rw=randwrite --bs=4k --iodepth=16 --size=${small:-$((SIZE_MB * 1024))}k")
+	jobs+=("--name=seq-128k $SIZE_MB --rw=write --bs=128k --iodepth=8")
+	jobs+=("--name=rand-mixed-bs $((2 * SIZE_MB)) --rw=randwrite --bsrange=512-1m --iodepth=4")
 	[ -n "$full" ] &&
-		fio_job seq-128k-reread "$SIZE_MB" --rw=write --bs=128k --iodepth=8 --verify_only
-	fio_job rand-mixed-bs $((2 * SIZE_MB)) --rw=randwrite --bsrange=512-1m --iodepth=4
-	[ -n "$full" ] &&
-		fio_job seq-512-qd1 $((3 * SIZE_MB)) --rw=write --bs=512 --iodepth=1 \
-			--size="$((${small:-1024} / 4))k"
+		jobs+=("--name=seq-512-qd1 $((3 * SIZE_MB)) --rw=write --bs=512 --iodepth=1 --size=$((${small:-1024} / 4))k")
 	# A job on every CPU at once, each bound to its own and writing its own
 	# region: the target's contexts set up and torn down on every CPU.
-	ncpu=$(getconf _NPROCESSORS_ONLN)
-	fio_job every-cpu $((4 * SIZE_MB)) --rw=randwrite --bsrange=4k-256k --iodepth=8 \
-		--numjobs="$ncpu" --offset_increment="${SIZE_MB}M" --cpus_allowed="0-$((ncpu - 1))" \
-		--cpus_allowed_policy=split
+	jobs+=("--name=every-cpu $((4 * SIZE_MB)) --rw=randwrite --bsrange=4k-256k --iodepth=8 --numjobs=$ncpu --offset_increment=${SIZE_MB}M --cpus_allowed=0-$((ncpu - 1)) --cpus_allowed_policy=split")
+	fio_run "$(job_names "${jobs[@]}")" "${jobs[@]}"
 	say "fio every-cpu: $ncpu jobs, one on each CPU, verified"
+	# What seq-128k wrote, read back in a new fio run: the data survived.
+	[ -n "$full" ] &&
+		fio_run seq-128k-reread "--name=seq-128k-reread $SIZE_MB --rw=write --bs=128k --iodepth=8 --verify_only"
+	return 0
 }
 
 # splat_check: no WARNING, BUG or Oops in the kernel log.
