@@ -382,6 +382,47 @@ static void rwx_bvec_segments(struct kunit *test)
 }
 
 /*
+ * A bvec array changed after its segments were counted (a bv_len grown
+ * or shrunk): the list built from it stops at the array's end and at the
+ * list's, with -EINVAL, never reading or writing past either.  The array
+ * and the list are allocations of exactly their size, so that KASAN sees
+ * a step past them.
+ */
+static void rwx_bvec_changed(struct kunit *test)
+{
+	struct bvec_iter it = { .bi_size = 3000 };
+	struct scatterlist *sgl;
+	struct bio_vec *bv;
+	u8 *buf;
+	u32 n, i;
+
+	buf = kunit_kzalloc(test, 4000, GFP_KERNEL);
+	bv = kunit_kmalloc_array(test, 4, sizeof(*bv), GFP_KERNEL);
+	sgl = kunit_kmalloc_array(test, 3, sizeof(*sgl), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, bv);
+	KUNIT_ASSERT_NOT_NULL(test, sgl);
+	for (i = 0; i < 4; i++)		/* 1000, 1000, 1000, 0 */
+		rwx_bvec_set(&bv[i], buf + i * 1000, i < 3 ? 1000 : 0);
+	KUNIT_ASSERT_EQ(test, rdma_rwx_bvec_segments(bv, 4, it, &n), 0);
+	KUNIT_ASSERT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, rdma_rwx_bvec_to_sgl(bv, 4, it, sgl, n), 3);
+	KUNIT_EXPECT_EQ(test, sgl[2].length, 1000U);
+	KUNIT_EXPECT_TRUE(test, sg_is_last(&sgl[2]));
+
+	bv[1].bv_len = 500;	/* shrunk: the walk reaches the array's end */
+	KUNIT_EXPECT_EQ(test, rdma_rwx_bvec_to_sgl(bv, 4, it, sgl, n), -EINVAL);
+	bv[1].bv_len = 0;	/* emptied: the same */
+	KUNIT_EXPECT_EQ(test, rdma_rwx_bvec_to_sgl(bv, 4, it, sgl, n), -EINVAL);
+	bv[1].bv_len = 1000;	/* one grown into the empty one: a 4th segment */
+	bv[0].bv_len = 500;
+	bv[3].bv_len = 1000;
+	KUNIT_EXPECT_EQ(test, rdma_rwx_bvec_to_sgl(bv, 4, it, sgl, n), -EINVAL);
+	bv[0].bv_len = 2000;	/* grown: fewer segments, all in the list */
+	KUNIT_EXPECT_EQ(test, rdma_rwx_bvec_to_sgl(bv, 4, it, sgl, n), 2);
+}
+
+/*
  * Bad input fails with -EINVAL before anything is mapped; a context's
  * kind is its engine's: the scatterlist destroy leaves a bvec context
  * alone and the other way round.
@@ -446,19 +487,24 @@ static void rwx_bvec_bad_input(struct kunit *test)
 	/* A live context: WRs need a completion or a chain. */
 	ret = INIT(&rw, qp, port, ctx->bvecs, 4, it, DMA_FROM_DEVICE);
 	KUNIT_ASSERT_GT(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, rw.type, mr ? RDMA_RWX_CTX_BVEC_MR :
-			RDMA_RWX_CTX_BVEC_MULTI_CACHED);
+	KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_BVEC |
+			(mr ? RDMA_RWX_CTX_MR :
+			 RDMA_RWX_CTX_MULTI | RDMA_RWX_CTX_CACHED));
 	/* Not the scatterlist engine's: its destroy leaves it alone. */
 	rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, ctx->nents,
 			     DMA_FROM_DEVICE);
 	KUNIT_EXPECT_NE(test, rw.type, RDMA_RWX_CTX_DEAD);
+	KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_BVEC |
+			(mr ? RDMA_RWX_CTX_MR :
+			 RDMA_RWX_CTX_MULTI | RDMA_RWX_CTX_CACHED));
 	KUNIT_EXPECT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, NULL, NULL));
 	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, qp, port, NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, NULL, port, NULL, NULL), -EINVAL);
 	/* An MR chain is handed out once; plain WRs may be had again. */
 	KUNIT_EXPECT_NOT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, &cqe, NULL));
 	if (mr) {
-		KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_BVEC_MR_BUILT);
+		KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_BVEC |
+				RDMA_RWX_CTX_MR | RDMA_RWX_CTX_BUILT);
 		KUNIT_EXPECT_NULL(test, rdma_rwx_ctx_wrs(&rw, qp, port, &cqe, NULL));
 		KUNIT_EXPECT_EQ(test, rdma_rwx_ctx_post(&rw, qp, port, &cqe, NULL),
 				-EINVAL);
@@ -520,7 +566,7 @@ static void rwx_bvec_single(struct kunit *test)
 	migrate_enable();
 	KUNIT_ASSERT_EQ(test, ret, 1);
 	KUNIT_EXPECT_EQ(test, left, 1U);
-	KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_BVEC_SINGLE);
+	KUNIT_EXPECT_EQ(test, rw.type, RDMA_RWX_CTX_BVEC | RDMA_RWX_CTX_SINGLE);
 	KUNIT_EXPECT_PTR_EQ(test, rw.single.wr.wr.sg_list, &rw.single.sge);
 	KUNIT_EXPECT_EQ(test, rw.single.sge.length, PAGE_SIZE - 5);
 	rdma_rwx_ctx_destroy_bvec(&rw, rwx_qp(test), rwx_port(test),
@@ -653,7 +699,8 @@ static void rwx_bvec_pool_empty(struct kunit *test)
 /*
  * The device shortening or refusing an MR mapping on the bvec MR path:
  * a short map is carried by the walked span, a refusal is -EINVAL with
- * every MR back and nothing mapped.
+ * every MR back and nothing mapped; where MRs are only preferred, the
+ * SGE path serves instead.
  */
 static void rwx_bvec_map_faults(struct kunit *test)
 {
@@ -670,6 +717,13 @@ static void rwx_bvec_map_faults(struct kunit *test)
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 0);
 	rwx_rw_map_refused(test, true, mr, RWX_TESTDEV_FAULT_MAP_FAIL, -EINVAL);
 	rwx_rw_map_refused(test, true, mr, RWX_TESTDEV_FAULT_MAP_NOMEM, -ENOMEM);
+	if (caps.max_sgl_rd && !mr) {
+		const struct rwx_shape more = {
+			.entries = caps.max_sgl_rd + 4, .len = PAGE_SIZE,
+		};
+
+		rwx_rw_mr_fallback(test, true, rwx_bvec_build(test, &more));
+	}
 }
 
 /*
@@ -915,6 +969,7 @@ static void rwx_bvec_diff_random_tdev(struct kunit *test)
 
 static struct kunit_case rwx_bvec_cases[] = {
 	KUNIT_CASE(rwx_bvec_segments),
+	KUNIT_CASE(rwx_bvec_changed),
 	KUNIT_CASE_PARAM(rwx_bvec_data, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_bvec_data_tdev, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_bvec_bad_input, rwx_test_dev_gen_params),

@@ -355,7 +355,8 @@ static void rwx_engine_buf_cache(struct kunit *test)
 	KUNIT_EXPECT_GT(test, ret, 0);
 	if (ret > 0) {
 		KUNIT_EXPECT_EQ(test, rw.type, caps.force_mr ?
-				RDMA_RWX_CTX_MR : RDMA_RWX_CTX_MULTI_CACHED);
+				RDMA_RWX_CTX_MR :
+				(RDMA_RWX_CTX_MULTI | RDMA_RWX_CTX_CACHED));
 		buf = rwx_engine_ctx_buf(&rw, caps.force_mr);
 		rdma_rwx_ctx_destroy(&rw, qp, port, ctx->sgl, 2, DMA_TO_DEVICE);
 		ret = RWX_INIT_TWO();
@@ -540,7 +541,7 @@ static void rwx_engine_chain_send_tdev(struct kunit *test)
  * it maps the span rdma_rwx_next_mr_span() walks out instead, and the
  * data still moves.  A refusal, or a short map of that span too, is
  * -EINVAL, the device's -ENOMEM -ENOMEM, each with every MR back in the
- * pool.  The SGE path maps no MR.
+ * pool.  The SGE path maps no MR, and serves where MRs are only preferred.
  */
 static void rwx_engine_map_faults(struct kunit *test)
 {
@@ -557,6 +558,11 @@ static void rwx_engine_map_faults(struct kunit *test)
 	rwx_testdev_inject(ctx->tdev, RWX_TESTDEV_FAULT_MAP_SHORT, 0);
 	rwx_rw_map_refused(test, false, mr, RWX_TESTDEV_FAULT_MAP_FAIL, -EINVAL);
 	rwx_rw_map_refused(test, false, mr, RWX_TESTDEV_FAULT_MAP_NOMEM, -ENOMEM);
+	if (caps.max_sgl_rd && !mr) {
+		rwx_engine_pages(test, caps.max_sgl_rd + 4);
+		rwx_rw_mr_fallback(test, false,
+				   (caps.max_sgl_rd + 4) * PAGE_SIZE);
+	}
 }
 
 /*

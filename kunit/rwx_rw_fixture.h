@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/rwx.h>
 #include "../drivers/rwx/rwx_internal.h"
+#include "../drivers/rwx/rwx_stats.h"
 #include "rwx_loopback.h"
 #include "rwx_test_devs.h"
 
@@ -801,6 +802,43 @@ static inline void rwx_rw_map_refused(struct kunit *test, bool bvec, bool mr,
 	KUNIT_EXPECT_EQ(test, rwx_testdev_fault_fired(fx->tdev, fault), mr);
 	rwx_testdev_inject(fx->tdev, fault, 0);
 	KUNIT_EXPECT_EQ(test, rwx_qp(test)->mrs_used, 0);
+}
+
+/*
+ * On a device that only prefers MRs (max_sgl_rd, neither iWARP nor
+ * force_mr), a READ of the fixture's list (@len bytes, more entries than
+ * max_sgl_rd) whose MR the device refuses (-EINVAL) or cannot map
+ * (-ENOMEM): the engine falls back to the SGE path, counts it, and the
+ * data still moves.
+ */
+static inline void rwx_rw_mr_fallback(struct kunit *test, bool bvec,
+				      size_t len)
+{
+	static const enum rwx_testdev_fault faults[] = {
+		RWX_TESTDEV_FAULT_MAP_FAIL, RWX_TESTDEV_FAULT_MAP_NOMEM,
+	};
+	struct rwx_rw_fixture *fx = test->priv;
+	struct ib_device *dev = fx->conn.device;
+	u64 before;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(faults); i++) {
+		rwx_rw_random(page_address(fx->remote), len);
+		rwx_rw_fill_local(fx, false);
+		before = rdma_rwx_dev_counter(dev, RWX_CNT_SGE_FALLBACK);
+		rwx_testdev_inject(fx->tdev, faults[i], 1);
+		ret = rwx_rw_move(test, bvec, 0, DMA_FROM_DEVICE);
+		KUNIT_EXPECT_TRUE_MSG(test, rwx_testdev_fault_fired(fx->tdev,
+								    faults[i]),
+				      "fault %d", faults[i]);
+		rwx_testdev_inject(fx->tdev, faults[i], 0);
+		KUNIT_EXPECT_GT_MSG(test, ret, 0, "fault %d", faults[i]);
+		if (ret > 0)
+			KUNIT_EXPECT_EQ(test, rwx_rw_matching(fx, 0, len), len);
+		KUNIT_EXPECT_EQ(test,
+				rdma_rwx_dev_counter(dev, RWX_CNT_SGE_FALLBACK),
+				before + 1);
+	}
 }
 
 #ifdef CONFIG_FAULT_INJECTION

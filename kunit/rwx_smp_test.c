@@ -362,23 +362,20 @@ static void rwx_smp_tally_init(struct rwx_smp_worker *w,
 	u64 *v = w->tally.v, bytes = l->bytes;
 	bool mr = false;
 
-	switch (rw->type) {
+	/* The base layout, and whether its buffer is the cache's. */
+	switch (rw->type & ~RDMA_RWX_CTX_BVEC) {
 	case RDMA_RWX_CTX_SINGLE:
-	case RDMA_RWX_CTX_BVEC_SINGLE:
 		v[RWX_CNT_INIT_SGE_SINGLE]++;
 		break;
-	case RDMA_RWX_CTX_MULTI_CACHED:
-	case RDMA_RWX_CTX_BVEC_MULTI_CACHED:
+	case RDMA_RWX_CTX_MULTI | RDMA_RWX_CTX_CACHED:
 		w->tally.cached++;
 		v[RWX_CNT_INIT_SGE_MULTI]++;
 		break;
 	case RDMA_RWX_CTX_MULTI:
-	case RDMA_RWX_CTX_BVEC_MULTI:
 		w->tally.uncached++;
 		v[RWX_CNT_INIT_SGE_MULTI]++;
 		break;
 	case RDMA_RWX_CTX_MR:
-	case RDMA_RWX_CTX_BVEC_MR:
 		v[RWX_CNT_INIT_MR]++;
 		v[RWX_CNT_MRS] += rw->nr_ops;
 		mr = true;
@@ -1442,7 +1439,7 @@ static void rwx_smp_migrate(struct kunit *test,
 			break;
 		}
 		rwx_smp_tally_init(m, &rw, &l, DMA_TO_DEVICE);
-		if (!env->caps.force_mr && rw.type != RDMA_RWX_CTX_MULTI_CACHED)
+		if (!env->caps.force_mr && rw.type != (RDMA_RWX_CTX_MULTI | RDMA_RWX_CTX_CACHED))
 			rwx_smp_fail(m, -EINVAL, "a small context of type %#x",
 				     rw.type);
 		if (i % 4 == 0) {	/* every fourth one moves its data */

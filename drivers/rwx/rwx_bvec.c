@@ -5,21 +5,19 @@
  * rdma_rw_ctx_init_bvec(), on kernels without its DMA mapping calls
  * (dma_map_phys() and the IOVA API).
  *
- * Each non-empty segment the iterator covers is one DMA entry, mapped on
- * its own: with ib_dma_map_page() on the SGE path (one segment inline in
- * the context, several in a WR/SGE buffer as on the scatterlist path), or
- * through a scatterlist the context owns on the MR path, so that the MR
- * code of rwx_ctx.c (page-aware split, SGE fallback) runs unchanged.  The
- * context records what it mapped: destroy needs neither the bvecs nor
- * their count.
+ * A front end to the scatterlist path: a single segment on the SGE path
+ * is mapped with ib_dma_map_page() into the context's own SGE;
+ * any other context turns the segments into a scatterlist it owns (a
+ * cache buffer where it fits), maps it, and has rwx_ctx.c build it as any
+ * list: the same path choice on the mapped entries, the same MR code and
+ * SGE fallback, the same destroy.  The context records what it mapped:
+ * destroy needs neither the bvecs nor their count.
  */
 
-#include <linux/build_bug.h>
 #include <linux/bvec.h>
 #include <linux/fault-inject.h>
 #include <linux/memremap.h>
 #include <linux/mm.h>
-#include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -30,34 +28,9 @@
 #include "rwx_trace.h"
 
 /*
- * An MR context from bvecs: the op array, as every MR context has it in
- * ctx->reg, and the scatterlist it registered from, in the bytes of the
- * context's union the op array pointer leaves unused.
- */
-struct rdma_rwx_bvec_mr {
-	struct rdma_rw_reg_ctx *reg;	/* ctx->reg */
-	struct scatterlist *sgl;	/* the owned list, DMA-mapped */
-	u32 nents;			/* its entries, as given to the mapping */
-};
-
-static_assert(offsetof(struct rdma_rw_ctx, reg) ==
-	      offsetof(struct rdma_rw_ctx, single));
-static_assert(offsetof(struct rdma_rwx_bvec_mr, reg) == 0);
-static_assert(sizeof(struct rdma_rwx_bvec_mr) <=
-	      sizeof(((struct rdma_rw_ctx *)NULL)->single));
-/* The bvec tags follow their scatterlist twins, in the same order. */
-static_assert(RDMA_RWX_CTX_BVEC_MR_BUILT - RDMA_RWX_CTX_BVEC_SINGLE ==
-	      RDMA_RWX_CTX_MR_BUILT - RDMA_RWX_CTX_SINGLE);
-
-static struct rdma_rwx_bvec_mr *rdma_rwx_bvec_mr(struct rdma_rw_ctx *ctx)
-{
-	return (struct rdma_rwx_bvec_mr *)&ctx->reg;
-}
-
-/*
- * A fault point per segment mapping: with no IOMMU (the test kernels)
- * ib_dma_map_page() cannot fail by itself.  Its probability is 0, so
- * only a task's fail_nth (the KUnit suites' fault sweep) makes it fire.
+ * A fault point per DMA mapping: with no IOMMU (the test kernels)
+ * ib_dma_map_page() and ib_dma_map_sg() cannot fail by themselves.  Its
+ * probability is 0, so only a task's fail_nth (the KUnit suites' fault sweep) makes it fire.
  * Debian's kernels do not set CONFIG_FAULT_INJECTION: there it is gone.
  */
 #ifdef CONFIG_FAULT_INJECTION
@@ -84,51 +57,45 @@ static bool rdma_rwx_dma_map_fails(u32 len)
 }
 #endif
 
-/* Where the walk of an iterator over the bvec array stands. */
-struct rdma_rwx_bvec_cursor {
-	const struct bio_vec *bvecs;
-	u32 idx;	/* the bvec */
-	u32 done;	/* bytes of it behind */
-	u32 left;	/* bytes of the transfer left */
-};
-
-/* One segment: a page, an offset into it (< PAGE_SIZE), a length. */
-struct rdma_rwx_bvec_seg {
-	struct page *page;
-	u32 offset;
-	u32 len;
-};
-
 /*
- * The next non-empty segment.  The iterator was validated by
- * rdma_rwx_bvec_segments(): the caller takes no more segments than that
- * counted, so the walk stays inside the array.
+ * Walk the segments @iter covers, each the non-empty part of one bvec: a
+ * page, an offset into it (< PAGE_SIZE) and a length.  With @sgl, each is
+ * set in the next of its @max entries.  Every step is checked against the
+ * array, so a bvec changed since an earlier walk cannot lead this one past
+ * it.  Returns the number of segments, or -EINVAL (the iterator runs past
+ * @nr_bvec entries, starts past the end of its bvec, or covers more than
+ * @max segments); -EOPNOTSUPP for a PCI peer-to-peer page.
  */
-static void rdma_rwx_bvec_next(struct rdma_rwx_bvec_cursor *cur,
-			       struct rdma_rwx_bvec_seg *seg)
+static int rdma_rwx_bvec_walk(const struct bio_vec *bvecs, u32 nr_bvec,
+			      struct bvec_iter iter, struct scatterlist *sgl,
+			      u32 max)
 {
+	u32 idx = iter.bi_idx, done = iter.bi_bvec_done, left = iter.bi_size;
 	const struct bio_vec *bv;
+	u32 n = 0, len;
 	size_t off;
-	u32 n;
 
-	for (;;) {
-		bv = &cur->bvecs[cur->idx];
-		n = min(bv->bv_len - cur->done, cur->left);
-		if (n)
-			break;
-		cur->idx++;
-		cur->done = 0;
+	for (; left; idx++, done = 0) {
+		if (idx >= nr_bvec || done > bvecs[idx].bv_len)
+			return -EINVAL;
+		bv = &bvecs[idx];
+		len = min(bv->bv_len - done, left);
+		if (!len)
+			continue;
+		if (is_pci_p2pdma_page(bv->bv_page))
+			return -EOPNOTSUPP;
+		if (n == max)
+			return -EINVAL;
+		left -= len;
+		if (sgl) {
+			off = (size_t)bv->bv_offset + done;
+			sg_set_page(&sgl[n], nth_page(bv->bv_page,
+						      off >> PAGE_SHIFT),
+				    len, offset_in_page(off));
+		}
+		n++;
 	}
-	off = (size_t)bv->bv_offset + cur->done;
-	seg->page = nth_page(bv->bv_page, off >> PAGE_SHIFT);
-	seg->offset = offset_in_page(off);
-	seg->len = n;
-	cur->left -= n;
-	cur->done += n;
-	if (cur->done == bv->bv_len) {
-		cur->idx++;
-		cur->done = 0;
-	}
+	return n;
 }
 
 /**
@@ -152,135 +119,64 @@ static void rdma_rwx_bvec_next(struct rdma_rwx_bvec_cursor *cur,
 int rdma_rwx_bvec_segments(const struct bio_vec *bvecs, u32 nr_bvec,
 			   struct bvec_iter iter, u32 *nsegs)
 {
-	u32 idx = iter.bi_idx, done = iter.bi_bvec_done, left = iter.bi_size;
-	u32 n = 0, len;
+	int n;
 
-	if (!bvecs || !nsegs || !nr_bvec || !left)
+	if (!bvecs || !nsegs || !nr_bvec || !iter.bi_size)
 		return -EINVAL;
-	while (left) {
-		if (idx >= nr_bvec)
-			return -EINVAL;
-		len = bvecs[idx].bv_len;
-		if (done > len)
-			return -EINVAL;
-		len = min(len - done, left);
-		if (len) {
-			if (is_pci_p2pdma_page(bvecs[idx].bv_page))
-				return -EOPNOTSUPP;
-			n++;
-		}
-		left -= len;
-		idx++;
-		done = 0;
-	}
+	n = rdma_rwx_bvec_walk(bvecs, nr_bvec, iter, NULL, U32_MAX);
+	if (n < 0)
+		return n;
 	*nsegs = n;
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_bvec_segments, RDMA_RWX);
 
-/* Map one segment into @sge (address and length). */
-static int rdma_rwx_bvec_map(struct ib_device *dev,
-			     const struct rdma_rwx_bvec_seg *seg,
-			     struct ib_sge *sge, enum dma_data_direction dir)
-{
-	if (rdma_rwx_dma_map_fails(seg->len))
-		return -ENOMEM;
-	sge->addr = ib_dma_map_page(dev, seg->page, seg->offset, seg->len, dir);
-	if (ib_dma_mapping_error(dev, sge->addr))
-		return -ENOMEM;
-	sge->length = seg->len;
-	return 0;
-}
-
-static void rdma_rwx_bvec_unmap_sges(struct ib_device *dev,
-				     const struct ib_sge *sge, u32 count,
-				     enum dma_data_direction dir)
-{
-	while (count--) {
-		ib_dma_unmap_page(dev, sge->addr, sge->length, dir);
-		sge++;
-	}
-}
-
-/* A single segment on the SGE path: the WR and its SGE in the context. */
-static int rdma_rwx_bvec_single(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				struct rdma_rwx_bvec_cursor *cur,
-				u64 remote_addr, u32 rkey,
-				enum dma_data_direction dir)
-{
-	struct ib_sge *sge = &ctx->single.sge;
-	struct rdma_rwx_bvec_seg seg;
-	int ret;
-
-	rdma_rwx_bvec_next(cur, &seg);
-	ret = rdma_rwx_bvec_map(qp->pd->device, &seg, sge, dir);
-	if (ret)
-		return ret;
-	sge->lkey = qp->pd->local_dma_lkey;
-	rdma_rwx_fill_wr(&ctx->single.wr, rdma_rwx_sge_opcode(dir), sge, 1,
-			 remote_addr, rkey);
-	ctx->nr_ops = 1;
-	ctx->type = RDMA_RWX_CTX_BVEC_SINGLE;
-	return 1;
-}
-
-/*
- * SGE path: one SGE per segment, the WRs and SGEs in one buffer (a cache
- * buffer when it fits), as rdma_rwx_ctx_init() lays them out.  On error
- * nothing stays mapped or allocated.
+/**
+ * rdma_rwx_bvec_to_sgl() - the segments of a bvec iterator as a scatterlist
+ * @bvecs: bio_vec array
+ * @nr_bvec: entries in @bvecs
+ * @iter: iterator over @bvecs, as rdma_rwx_ctx_init_bvec() takes it
+ * @sgl: a table of @nents entries, initialised here
+ * @nents: its size: the segments rdma_rwx_bvec_segments() counted
+ *
+ * What rdma_rwx_ctx_init_bvec() maps; exported for the KUnit suites
+ * (namespace RDMA_RWX_TESTING), which change a bvec after the count.
+ *
+ * Return: the segments set, or -EINVAL when @iter runs past @nr_bvec
+ * entries, starts past the end of its bvec or covers more than @nents
+ * segments; -EOPNOTSUPP for a PCI peer-to-peer page.  Nothing is read
+ * past @bvecs[@nr_bvec - 1] or written past @sgl[@nents - 1].
  */
-static int rdma_rwx_bvec_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				 const struct rdma_rwx_layout *layout,
-				 struct rdma_rwx_bvec_cursor *cur,
-				 u64 remote_addr, u32 rkey,
-				 enum dma_data_direction dir)
+int rdma_rwx_bvec_to_sgl(const struct bio_vec *bvecs, u32 nr_bvec,
+			 struct bvec_iter iter, struct scatterlist *sgl,
+			 u32 nents)
 {
-	u32 lkey = qp->pd->local_dma_lkey, nents, mapped = 0, op, i;
-	enum ib_wr_opcode opcode = rdma_rwx_sge_opcode(dir);
+	if (!nents)
+		return -EINVAL;
+	sg_init_table(sgl, nents);
+	return rdma_rwx_bvec_walk(bvecs, nr_bvec, iter, sgl, nents);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_bvec_to_sgl, RDMA_RWX_TESTING);
+
+/* A single segment on the SGE path: mapped into the context's own SGE. */
+static int rdma_rwx_bvec_single(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				struct scatterlist *seg, u64 remote_addr,
+				u32 rkey, enum dma_data_direction dir)
+{
 	struct ib_device *dev = qp->pd->device;
-	struct rdma_rwx_bvec_seg seg;
-	struct ib_rdma_wr *wrs;
-	struct ib_sge *sge;
-	bool cached;
-	int ret;
+	u64 addr;
 
-	nents = (layout->nr_ops - 1) * layout->per_op + layout->last_op;
-	if (nents == 1)
-		return rdma_rwx_bvec_single(ctx, qp, cur, remote_addr, rkey,
-					    dir);
-	wrs = rdma_rwx_alloc_sge_wrs(layout->nr_ops, nents, &cached);
-	if (!wrs)
+	if (rdma_rwx_dma_map_fails(seg->length))
 		return -ENOMEM;
-	sge = (struct ib_sge *)(wrs + layout->nr_ops);
-	ctx->map.wrs = wrs;
-	ctx->map.sges = sge;
-
-	for (op = 0; op < layout->nr_ops; op++) {
-		u32 nr_sge = op + 1 < layout->nr_ops ? layout->per_op :
-						       layout->last_op;
-		struct ib_rdma_wr *wr = &wrs[op];
-
-		rdma_rwx_fill_wr(wr, opcode, sge, nr_sge, remote_addr, rkey);
-		for (i = 0; i < nr_sge; i++, sge++) {
-			rdma_rwx_bvec_next(cur, &seg);
-			ret = rdma_rwx_bvec_map(dev, &seg, sge, dir);
-			if (ret)
-				goto unmap;
-			mapped++;
-			sge->lkey = lkey;
-			remote_addr += sge->length;
-		}
-		wr->wr.next = op + 1 < layout->nr_ops ? &wrs[op + 1].wr : NULL;
-	}
-	ctx->nr_ops = layout->nr_ops;
-	ctx->type = cached ? RDMA_RWX_CTX_BVEC_MULTI_CACHED :
-			     RDMA_RWX_CTX_BVEC_MULTI;
-	return layout->nr_ops;
-
-unmap:
-	rdma_rwx_bvec_unmap_sges(dev, ctx->map.sges, mapped, dir);
-	rdma_rwx_free_sge_wrs(wrs, cached);
-	return ret;
+	addr = ib_dma_map_page(dev, sg_page(seg), seg->offset, seg->length,
+			       dir);
+	if (ib_dma_mapping_error(dev, addr))
+		return -ENOMEM;
+	rdma_rwx_init_single_wr(ctx, qp, addr, seg->length, remote_addr,
+				rkey, dir);
+	ctx->type |= RDMA_RWX_CTX_BVEC;
+	rdma_rwx_count_ctx(dev, RWX_CNT_INIT_SGE_SINGLE, 0, seg->length, dir);
+	return 1;
 }
 
 /* The owned list of @nents entries: a cache buffer when it fits one. */
@@ -298,23 +194,21 @@ static void rdma_rwx_bvec_free_sgl(struct scatterlist *sgl, u32 nents)
 }
 
 /*
- * MR path: the segments as a scatterlist of @nents entries, DMA-mapped,
- * registered by rwx_ctx.c's MR code exactly as a caller's list would be.
+ * Any other context: the segments as a scatterlist of @nents entries,
+ * mapped and built by the scatterlist path; the context keeps the list.
  * On error nothing stays mapped, allocated or taken from the pool.
  */
-static noinline int rdma_rwx_bvec_mr_wrs(struct rdma_rw_ctx *ctx,
-					 struct ib_qp *qp,
-					 const struct rdma_rwx_caps *caps,
-					 struct rdma_rwx_bvec_cursor cur,
-					 u32 nents, u64 remote_addr, u32 rkey,
-					 enum dma_data_direction dir)
+static noinline int rdma_rwx_bvec_list(struct rdma_rw_ctx *ctx,
+				       struct ib_qp *qp, u32 port_num,
+				       const struct bio_vec *bvecs,
+				       u32 nr_bvec, struct bvec_iter iter,
+				       u32 nents, u64 remote_addr, u32 rkey,
+				       enum dma_data_direction dir)
 {
 	struct ib_device *dev = qp->pd->device;
-	struct rdma_rwx_pos pos = {};
-	struct rdma_rwx_bvec_seg seg;
-	struct scatterlist *sgl, *sg;
+	struct rdma_rwx_owned *owned;
+	struct scatterlist *sgl;
 	int ret, mapped;
-	u32 i;
 
 	if (rdma_rwx_bvec_sgl_cached(nents))
 		sgl = rdma_rwx_buf_get();
@@ -322,80 +216,31 @@ static noinline int rdma_rwx_bvec_mr_wrs(struct rdma_rw_ctx *ctx,
 		sgl = kmalloc_array(nents, sizeof(*sgl), GFP_KERNEL);
 	if (!sgl)
 		return -ENOMEM;
-	sg_init_table(sgl, nents);
-	for (i = 0, sg = sgl; i < nents; i++, sg++) {
-		rdma_rwx_bvec_next(&cur, &seg);
-		sg_set_page(sg, seg.page, seg.len, seg.offset);
-	}
+	ret = rdma_rwx_bvec_to_sgl(bvecs, nr_bvec, iter, sgl, nents);
+	if (ret != (int)nents)
+		goto free;
 	ret = -ENOMEM;
 	if (rdma_rwx_dma_map_fails(nents))
 		goto free;
 	mapped = rdma_rwx_dma_map_sg(dev, sgl, nents, dir);
 	if (!mapped)
 		goto free;
-	pos.sg = sgl;
-	pos.nents = mapped;
-	ret = rdma_rwx_init_mr_wrs(ctx, qp, caps, pos, 0, remote_addr, rkey,
-				   dir);
+	ret = rdma_rwx_init_owned(ctx, qp, port_num, sgl, mapped, iter.bi_size,
+				  remote_addr, rkey, dir);
 	if (ret < 0) {
 		ib_dma_unmap_sg(dev, sgl, nents, dir);
 		goto free;
 	}
-	rdma_rwx_bvec_mr(ctx)->sgl = sgl;
-	rdma_rwx_bvec_mr(ctx)->nents = nents;
-	ctx->type = RDMA_RWX_CTX_BVEC_MR;
+	owned = rdma_rwx_owned(ctx);
+	owned->sgl = sgl;
+	owned->nents = nents;
+	owned->dir = dir;
+	ctx->type |= RDMA_RWX_CTX_BVEC;
 	return ret;
 
 free:
 	rdma_rwx_bvec_free_sgl(sgl, nents);
-	return ret;
-}
-
-/*
- * Every context but a single segment on the SGE path: the MR path where
- * the scatterlist path takes it (iWARP READs, force_mr, READs of more
- * than max_sgl_rd segments), with its SGE fallback, else the SGE path.
- */
-static noinline int rdma_rwx_bvec_init_wrs(struct rdma_rw_ctx *ctx,
-					   struct ib_qp *qp, u32 port_num,
-					   struct rdma_rwx_bvec_cursor *cur,
-					   u32 nents, u64 remote_addr,
-					   u32 rkey,
-					   enum dma_data_direction dir)
-{
-	struct rdma_rwx_layout layout;
-	struct rdma_rwx_caps caps;
-	int ret;
-
-	rdma_rwx_fill_caps(qp, port_num, &caps);
-	if (rdma_rwx_needs_mr(&caps, dir, nents)) {
-		ret = rdma_rwx_bvec_mr_wrs(ctx, qp, &caps, *cur, nents,
-					   remote_addr, rkey, dir);
-		if ((ret != -EAGAIN && ret != -ENOSPC) ||
-		    !rdma_rwx_sge_fallback(&caps, dir))
-			return ret;
-		rdma_rwx_count(qp->pd->device, RWX_CNT_SGE_FALLBACK);
-	}
-	ret = rdma_rwx_layout_sge(&caps, dir, nents, &layout);
-	if (ret)
-		return ret;
-	return rdma_rwx_bvec_sge_wrs(ctx, qp, &layout, cur, remote_addr, rkey,
-				     dir);
-}
-
-/*
- * Count a bvec context set up on the SGE path on its path's line (the MR
- * path counts itself, in rdma_rwx_init_mr_wrs()).
- */
-static void rdma_rwx_bvec_count_sge(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				    u64 bytes, enum dma_data_direction dir)
-{
-	if (ctx->type == RDMA_RWX_CTX_BVEC_SINGLE)
-		rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_SINGLE, 0,
-				   bytes, dir);
-	else if (ctx->type != RDMA_RWX_CTX_BVEC_MR)
-		rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_MULTI, 0,
-				   bytes, dir);
+	return ret < 0 ? ret : -EINVAL;
 }
 
 /**
@@ -417,37 +262,31 @@ static void rdma_rwx_bvec_count_sge(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
  * rdma_rwx_ctx_wrs() and rdma_rwx_ctx_post() take as any other, and
  * rdma_rwx_ctx_destroy_bvec() releases.  Each non-empty segment @iter
  * covers (the part of one bvec; a bvec may span several contiguous
- * pages) is one DMA entry, so the WR chain is the one
- * rdma_rwx_ctx_init() builds for a scatterlist of those segments:
- *
- * - SGE path: each segment mapped with ib_dma_map_page(), one SGE each,
- *   as many per WR as the QP allows.  A single segment lives in the
- *   context itself (no allocation); several share one WR/SGE buffer.
- * - MR path (READs on iWARP, READs of more than the device's max_sgl_rd
- *   segments, everything with the force_mr parameter): the segments are
- *   put in a scatterlist the context owns, DMA-mapped as one list and
- *   registered as rdma_rwx_ctx_init() registers one, including its
- *   page-aware split and, where MRs are only an optimisation, its
- *   fallback to the SGE path when the pool is short.
+ * pages) is one scatterlist entry, so the WR chain is the one
+ * rdma_rwx_ctx_init() builds for a scatterlist of those segments: a
+ * single segment on the SGE path is mapped with ib_dma_map_page() into
+ * the context itself (no allocation); any other context puts the segments
+ * in a scatterlist it owns, maps it with ib_dma_map_sg() and is built by
+ * the scatterlist path (the path chosen on the mapped entries, the same
+ * MR code and SGE fallback).
  *
  * Differences from upstream: upstream maps segments with dma_map_phys()
  * and, behind an IOMMU, links a multi-segment context into one IOVA
  * range (one SGE, one IOTLB sync); 6.1 and 6.12 have neither call, so
- * here a context behind an IOMMU pays one mapping and one unmapping per
- * segment on the SGE path and uses one SGE per segment (more WRs when
- * segments outnumber the QP's SGE limit); without an IOMMU, and on
- * software devices, the cost is that of upstream's own fallback.  The
- * iterator is checked before anything is mapped (upstream reads past
- * the array or maps past a bvec on some inputs), segments are counted
- * from the iterator rather than from @nr_bvec, empty bvecs are skipped,
- * max_sgl_rd is honoured as on the scatterlist path, PCI peer-to-peer
- * pages are refused, and NULL pointers, a bad direction or port fail.
+ * here such a context is one ib_dma_map_sg() of its list, which an IOMMU
+ * may merge.  The iterator is checked before anything is mapped (upstream
+ * reads past the array or maps past a bvec on some inputs), segments are
+ * counted from the iterator rather than from @nr_bvec, empty bvecs are
+ * skipped, max_sgl_rd is honoured as on the scatterlist path, PCI
+ * peer-to-peer pages are refused, and NULL pointers, a bad direction or
+ * port fail.
  *
  * Context: process context; may sleep.
  * Return: the number of WRs the context will post, or -EINVAL for a NULL
  * @ctx, @qp or @bvecs, an @nr_bvec or @iter.bi_size of 0, an invalid @dir
  * or @port_num, an iterator that runs past @nr_bvec entries or starts
- * past the end of its bvec, or memory the device refuses to register;
+ * past the end of its bvec, or, where MRs are required, memory the
+ * device refuses to register;
  * -EOPNOTSUPP when a segment is in PCI peer-to-peer memory; -ENOMEM when
  * a DMA mapping or an allocation fails; -EAGAIN when MRs are required
  * and the QP's pool has fewer free MRs than the context needs; -ENOSPC
@@ -460,10 +299,7 @@ int rdma_rwx_ctx_init_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			   u64 remote_addr, u32 rkey,
 			   enum dma_data_direction dir)
 {
-	struct rdma_rwx_bvec_cursor cur = {
-		.bvecs = bvecs, .idx = iter.bi_idx,
-		.done = iter.bi_bvec_done, .left = iter.bi_size,
-	};
+	struct scatterlist seg;
 	u32 nents = 0;
 	int ret;
 
@@ -476,14 +312,16 @@ int rdma_rwx_ctx_init_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (ret)
 		goto out;
 	if (nents == 1 && rdma_rwx_single_sge(qp, port_num, dir)) {
-		ret = rdma_rwx_bvec_single(ctx, qp, &cur, remote_addr, rkey,
-					   dir);
+		ret = rdma_rwx_bvec_to_sgl(bvecs, nr_bvec, iter, &seg, 1);
+		if (ret == 1)
+			ret = rdma_rwx_bvec_single(ctx, qp, &seg, remote_addr,
+						   rkey, dir);
+		else if (ret >= 0)
+			ret = -EINVAL;
 	} else {
-		ret = rdma_rwx_bvec_init_wrs(ctx, qp, port_num, &cur, nents,
-					     remote_addr, rkey, dir);
+		ret = rdma_rwx_bvec_list(ctx, qp, port_num, bvecs, nr_bvec,
+					 iter, nents, remote_addr, rkey, dir);
 	}
-	if (ret >= 0)
-		rdma_rwx_bvec_count_sge(ctx, qp, iter.bi_size, dir);
 out:
 	if (ret < 0 && ctx)
 		ctx->type = RDMA_RWX_CTX_DEAD;
@@ -493,13 +331,6 @@ out:
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init_bvec, RDMA_RWX);
-
-/* Direction of a context's data, from its WRs: READ sinks or WRITE sources. */
-static enum dma_data_direction rdma_rwx_bvec_dir(const struct ib_send_wr *wr)
-{
-	return wr->opcode == IB_WR_RDMA_WRITE ? DMA_TO_DEVICE :
-						DMA_FROM_DEVICE;
-}
 
 /**
  * rdma_rwx_ctx_destroy_bvec() - release what rdma_rwx_ctx_init_bvec() took
@@ -526,46 +357,32 @@ void rdma_rwx_ctx_destroy_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			       u32 port_num, const struct bio_vec *bvecs,
 			       u32 nr_bvec, enum dma_data_direction dir)
 {
-	struct rdma_rwx_bvec_mr *mr;
+	struct rdma_rwx_owned owned;
 	struct ib_device *dev;
-	u32 op;
+	u8 base;
 
-	if (!ctx || !qp)
+	if (!ctx || !qp || !(ctx->type & RDMA_RWX_CTX_BVEC))
+		return;
+	base = rdma_rwx_ctx_base(ctx->type);
+	if (!base)
 		return;
 	dev = qp->pd->device;
 	/* The event reads the WRs: before anything is freed. */
-	if (trace_rwx_ctx_destroy_enabled() &&
-	    ctx->type >= RDMA_RWX_CTX_BVEC_SINGLE &&
-	    ctx->type <= RDMA_RWX_CTX_BVEC_MR_BUILT)
+	if (trace_rwx_ctx_destroy_enabled())
 		rdma_rwx_trace_destroy(dev, port_num, ctx, nr_bvec);
-	switch (ctx->type) {
-	case RDMA_RWX_CTX_BVEC_SINGLE:
-		rdma_rwx_bvec_unmap_sges(dev, &ctx->single.sge, 1,
-					 rdma_rwx_bvec_dir(&ctx->single.wr.wr));
-		break;
-	case RDMA_RWX_CTX_BVEC_MULTI:
-	case RDMA_RWX_CTX_BVEC_MULTI_CACHED:
-		dir = rdma_rwx_bvec_dir(&ctx->map.wrs[0].wr);
-		for (op = 0; op < ctx->nr_ops; op++)
-			rdma_rwx_bvec_unmap_sges(dev, ctx->map.wrs[op].wr.sg_list,
-						 ctx->map.wrs[op].wr.num_sge,
-						 dir);
-		rdma_rwx_free_sge_wrs(ctx->map.wrs,
-				      ctx->type == RDMA_RWX_CTX_BVEC_MULTI_CACHED);
-		break;
-	case RDMA_RWX_CTX_BVEC_MR:
-	case RDMA_RWX_CTX_BVEC_MR_BUILT:
-		mr = rdma_rwx_bvec_mr(ctx);
-		dir = rdma_rwx_bvec_dir(&ctx->reg[0].wr.wr);
-		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
-		rdma_rwx_free_regs(ctx->reg, ctx->nr_ops);
-		ib_dma_unmap_sg(dev, mr->sgl, mr->nents, dir);
-		rdma_rwx_bvec_free_sgl(mr->sgl, mr->nents);
-		break;
-	default:
+	if (base == RDMA_RWX_CTX_SINGLE) {
+		ib_dma_unmap_page(dev, ctx->single.sge.addr,
+				  ctx->single.sge.length,
+				  ctx->single.wr.wr.opcode == IB_WR_RDMA_WRITE ?
+				  DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		ctx->type = RDMA_RWX_CTX_DEAD;
+		rdma_rwx_count(dev, RWX_CNT_DESTROY);
 		return;
 	}
-	ctx->type = RDMA_RWX_CTX_DEAD;
-	rdma_rwx_count(dev, RWX_CNT_DESTROY);
+	/* Destroyed as the scatterlist context it is, then the list freed. */
+	owned = *rdma_rwx_owned(ctx);
+	ctx->type &= ~RDMA_RWX_CTX_BVEC;
+	rdma_rwx_destroy_wrs(ctx, qp, owned.sgl, owned.nents, owned.dir);
+	rdma_rwx_bvec_free_sgl(owned.sgl, owned.nents);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_destroy_bvec, RDMA_RWX);

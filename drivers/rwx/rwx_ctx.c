@@ -12,7 +12,6 @@
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/mr_pool.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
@@ -32,23 +31,6 @@ void rdma_rwx_qp_caps(struct ib_qp *qp, u32 port_num,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_caps, RDMA_RWX);
 
-/* One entry on the SGE path: the WR and its SGE inside the context. */
-static void rdma_rwx_init_single_wr(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				    struct scatterlist *sg, u32 offset,
-				    u64 remote_addr, u32 rkey,
-				    enum dma_data_direction dir)
-{
-	struct ib_sge *sge = &ctx->single.sge;
-
-	sge->addr = sg_dma_address(sg) + offset;
-	sge->length = sg_dma_len(sg) - offset;
-	sge->lkey = qp->pd->local_dma_lkey;
-	rdma_rwx_fill_wr(&ctx->single.wr, rdma_rwx_sge_opcode(dir), sge, 1,
-			 remote_addr, rkey);
-	ctx->nr_ops = 1;
-	ctx->type = RDMA_RWX_CTX_SINGLE;
-}
-
 /*
  * The count of a single-entry context set up by rdma_rwx_ctx_init()'s
  * fast path when this CPU's counter cache missed.  Returns 1, its number
@@ -62,12 +44,16 @@ static noinline int rdma_rwx_count_single_miss(struct ib_device *dev,
 	return 1;
 }
 
-/* SGE path: gather the entries straight from the DMA addresses. */
-static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				 const struct rdma_rwx_layout *layout,
-				 struct scatterlist *sg, u32 offset,
-				 u64 remote_addr, u32 rkey,
-				 enum dma_data_direction dir)
+/*
+ * SGE path: gather the entries straight from the DMA addresses.  A
+ * single entry lives in the context, unless the context must keep its
+ * list (@owned).
+ */
+static __always_inline int
+rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+		      const struct rdma_rwx_layout *layout,
+		      struct scatterlist *sg, u32 offset, u64 remote_addr,
+		      u32 rkey, enum dma_data_direction dir, bool owned)
 {
 	u32 lkey = qp->pd->local_dma_lkey, nents, left, op, i;
 	enum ib_wr_opcode opcode = rdma_rwx_sge_opcode(dir);
@@ -77,15 +63,16 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	bool cached;
 
 	nents = (layout->nr_ops - 1) * layout->per_op + layout->last_op;
-	if (nents == 1) {
-		rdma_rwx_init_single_wr(ctx, qp, sg, offset, remote_addr, rkey,
-					dir);
+	if (nents == 1 && !owned) {
+		rdma_rwx_init_single_wr(ctx, qp, sg_dma_address(sg) + offset,
+					sg_dma_len(sg) - offset, remote_addr,
+					rkey, dir);
 		rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_SINGLE, 0,
 				   ctx->single.sge.length, dir);
 		return 1;
 	}
 	wrs = rdma_rwx_alloc_sge_wrs(layout->nr_ops, nents, &cached);
-	ctx->type = cached ? RDMA_RWX_CTX_MULTI_CACHED : RDMA_RWX_CTX_MULTI;
+	ctx->type = RDMA_RWX_CTX_MULTI | (cached ? RDMA_RWX_CTX_CACHED : 0);
 	if (!wrs)
 		return -ENOMEM;
 	sge = (struct ib_sge *)(wrs + layout->nr_ops);
@@ -117,346 +104,20 @@ static int rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	return layout->nr_ops;
 }
 
-void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count)
-{
-	while (count--)
-		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[count].mr);
-}
-
-/*
- * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
- * first entry rather than its sg_offset, for the drivers not known to
- * honour sg_offset: siw and qedr build their page lists from the entries
- * alone and would place the data sg_offset bytes early, hns refuses an
- * offset not 128-byte aligned.  Out of line, so that the others pay for no
- * copy.
- */
-static noinline int rdma_rwx_map_from_offset_copy(struct ib_mr *mr,
-						  const struct rdma_rwx_pos *pos,
-						  u32 n)
-{
-	struct scatterlist head[2] = {};
-
-	sg_dma_address(head) = sg_dma_address(pos->sg) + pos->offset;
-	sg_dma_len(head) = sg_dma_len(pos->sg) - pos->offset;
-	if (n > 1)
-		sg_chain(head, 2, rdma_rwx_sg_next(pos->sg));
-	else
-		sg_mark_end(head);
-	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
-}
-
-/*
- * Drivers whose map_mr_sg passes sg_offset to ib_sg_to_pages() (or its
- * equivalent) and so map from inside the first entry, as ib_core's own
- * rdma_rw_ctx relies on; checked in their 6.1 and 6.12 sources.
- */
-static bool rdma_rwx_maps_sg_offset(const struct ib_device *dev)
-{
-	switch (dev->ops.driver_id) {
-	case RDMA_DRIVER_MLX5:
-	case RDMA_DRIVER_MLX4:
-	case RDMA_DRIVER_RXE:
-	case RDMA_DRIVER_IRDMA:
-	case RDMA_DRIVER_CXGB4:
-	case RDMA_DRIVER_BNXT_RE:
-	case RDMA_DRIVER_ERDMA:
-	case RDMA_DRIVER_OCRDMA:
-	case RDMA_DRIVER_VMW_PVRDMA:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * ib_map_mr_sg() of @n entries from @pos->offset on; *@offset is that
- * offset, which ib_map_mr_sg() may change (a partial map says there where
- * it stopped).  The caller's own variable, so that no copy here needs a
- * stack slot (and a stack canary); inline, so that it needs no call.
- */
-static __always_inline int
-rdma_rwx_map_from_offset(struct ib_mr *mr, const struct rdma_rwx_pos *pos,
-			 u32 n, unsigned int *offset)
-{
-	if (!rdma_rwx_maps_sg_offset(mr->device))
-		return rdma_rwx_map_from_offset_copy(mr, pos, n);
-	return ib_map_mr_sg(mr, pos->sg, n, offset, PAGE_SIZE);
-}
-
-/*
- * Give @mr exactly the bytes of @span.  Where the span starts inside its
- * first entry or ends inside its last, ib_map_mr_sg() is handed private
- * copies of those entries rather than its sg_offset, which some drivers
- * ignore (see rdma_rwx_map_from_offset_copy()).
- */
-static int rdma_rwx_map_span(struct ib_mr *mr,
-			     const struct rdma_rwx_mr_span *span)
-{
-	struct scatterlist *sg = span->start.sg, head[1], *copy;
-	u32 offset = span->start.offset, i;
-	int ret;
-
-	if (span->nents == 1) {
-		sg_init_table(head, 1);
-		sg_dma_address(head) = sg_dma_address(sg) + offset;
-		sg_dma_len(head) = span->length;
-		return ib_map_mr_sg(mr, head, 1, NULL, PAGE_SIZE);
-	}
-	if (!span->split_last && !offset)
-		return ib_map_mr_sg(mr, sg, span->nents, NULL, PAGE_SIZE);
-	if (!span->split_last)
-		return rdma_rwx_map_from_offset(mr, &span->start, span->nents,
-						&offset);
-
-	/* Ends inside its last entry: a private copy of the whole span. */
-	copy = kmalloc_array(span->nents, sizeof(*copy), GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	sg_init_table(copy, span->nents);
-	for (i = 0; i < span->nents; i++, sg = rdma_rwx_sg_next(sg)) {
-		sg_dma_address(&copy[i]) = sg_dma_address(sg);
-		sg_dma_len(&copy[i]) = sg_dma_len(sg);
-	}
-	sg_dma_address(copy) += offset;
-	sg_dma_len(copy) -= offset;
-	sg_dma_len(&copy[span->nents - 1]) = span->last_len;
-	ret = ib_map_mr_sg(mr, copy, span->nents, NULL, PAGE_SIZE);
-	kfree(copy);
-	return ret;
-}
-
-/*
- * The MR most lists get: the next min(entries left, budget) entries,
- * mapped whole, the way ib_core maps them.  Taken when none of them is
- * empty and the device maps them all into at most the budget's pages;
- * otherwise (a gap, an entry past the budget, an empty entry) the caller
- * maps the span rdma_rwx_next_mr_span() walks out instead.  Needs no walk
- * of its own beyond the one that finds the next entry, which ib_core makes
- * too; none at all when @bytes, the sum of the lengths of @pos's entries
- * (none empty), is known and they all fit.  Returns the number of entries
- * mapped (and moves @pos past them), 0 when the caller is to map the span
- * instead (@pos as it was), or the device's error (@pos->offset perhaps
- * changed by the driver: the caller gives up).
- */
-static int rdma_rwx_map_entries(struct ib_mr *mr,
-				const struct rdma_rwx_caps *caps,
-				struct rdma_rwx_pos *pos, u64 bytes)
-{
-	u32 budget = rdma_rwx_mr_budget(caps), n = min(pos->nents, budget), i;
-	u32 offset = pos->offset;
-	struct scatterlist *last = pos->sg;
-	u64 length = 0;
-	int mapped;
-
-	if (!n)		/* no budget: the walk refuses the span */
-		return 0;
-	if (bytes && n == pos->nents) {
-		length = bytes;		/* no step past the last either */
-	} else {
-		for (i = 0;;) {
-			if (!sg_dma_len(last))
-				return 0;
-			length += sg_dma_len(last);
-			if (++i == n)
-				break;
-			last = rdma_rwx_sg_step(last);
-		}
-	}
-	if (offset)
-		mapped = rdma_rwx_map_from_offset(mr, pos, n, &pos->offset);
-	else
-		mapped = ib_map_mr_sg(mr, pos->sg, n, NULL, PAGE_SIZE);
-	if (mapped < 0)
-		return mapped;
-	if (mapped != n || mr->length != length - offset ||
-	    rdma_rwx_run_pages(mr->iova, mr->length) > budget) {
-		pos->offset = offset;	/* for the walk */
-		return 0;
-	}
-	pos->nents -= n;
-	pos->sg = pos->nents ? rdma_rwx_sg_step(last) : NULL;
-	pos->offset = 0;
-	return n;
-}
-
-/*
- * The span rdma_rwx_next_mr_span() walks out from @pos, mapped into @mr;
- * @pos moves past it.  Returns 0 or -errno.  Out of line: only lists with
- * gaps, entries past an MR's budget or empty entries come here.
- */
-static noinline int rdma_rwx_map_walked_span(struct ib_mr *mr,
-					     const struct rdma_rwx_caps *caps,
-					     struct rdma_rwx_pos *pos)
-{
-	struct rdma_rwx_mr_span span;
-	int mapped;
-
-	mapped = rdma_rwx_next_mr_span(caps, pos, &span);
-	if (!mapped)
-		mapped = rdma_rwx_map_span(mr, &span);
-	if (mapped < 0)
-		return mapped;
-	if ((u32)mapped < span.nents || mr->length != span.length)
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * @pool of @qp had no MR for a context that holds @held MRs of @qp: -EAGAIN
- * while another context holds any MR of @qp (it will come back; an MR
- * back in @pool since the miss counts too), -ENOSPC when none does, as
- * then this context holds all of @pool, which never grows, and a retry
- * can never succeed.  qp->mrs_used counts both pools' MRs, whose sizes
- * the engine does not know (a ULP may add MRs to either), so a context
- * that can never fit waits for the other pool's contexts before it gets
- * -ENOSPC: late, never wrong.
- */
-int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held)
-{
-	unsigned long flags;
-	bool others;
-
-	spin_lock_irqsave(&qp->mr_lock, flags);
-	others = qp->mrs_used > held || !list_empty(pool);
-	spin_unlock_irqrestore(&qp->mr_lock, flags);
-	return others ? -EAGAIN : -ENOSPC;
-}
-
-/*
- * Register the next span of @pos into one pool MR, move @pos past it and
- * fill in its WRs, [LOCAL_INV,] REG_MR and READ/WRITE, still unlinked.
- * Returns the number of WRs.
- */
-static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
-				const struct rdma_rwx_caps *caps,
-				struct rdma_rwx_pos *pos, u64 bytes,
-				u64 remote_addr, u32 rkey,
-				enum dma_data_direction dir)
-{
-	struct ib_mr *mr;
-	int mapped, count;
-
-	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
-	if (!mr)
-		return -EAGAIN;
-	mapped = rdma_rwx_map_entries(mr, caps, pos, bytes);
-	if (!mapped)
-		mapped = rdma_rwx_map_walked_span(mr, caps, pos);
-	if (mapped < 0) {
-		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
-		return rdma_rwx_map_error(mapped);
-	}
-	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps->iwarp,
-				  mr->length, remote_addr, rkey, dir);
-	if (dir == DMA_FROM_DEVICE && caps->read_inv)
-		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
-	return count;
-}
-
-/* Room for one more op in ctx->reg, which holds @room ops. */
-static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
-{
-	struct rdma_rw_reg_ctx *reg;
-	u32 more = *room;
-
-	reg = krealloc_array(ctx->reg, *room + more, sizeof(*reg), GFP_KERNEL);
-	if (!reg)
-		return -ENOMEM;
-	memset(reg + *room, 0, more * sizeof(*reg));
-	ctx->reg = reg;
-	*room += more;
-	return 0;
-}
-
-/*
- * Free the op array of an MR context with @nr_ops ops.  Arrays of up to
- * RDMA_RWX_BUF_REGS ops are cache buffers: rdma_rwx_init_mr_wrs() takes
- * one whenever the list may fit, and an array that grows past it is
- * reallocated by kmalloc.
- */
-void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
-{
-	if (nr_ops <= RDMA_RWX_BUF_REGS)
-		rdma_rwx_buf_put(reg);
-	else
-		kfree(reg);
-}
-
-/*
- * MR path: one fast-registered MR per READ/WRITE WR, split as
- * rdma_rwx_next_mr_span() says.  The op array is sized for a list of
- * whole pages (a cache buffer when that fits one) and grows for lists
- * that need more MRs; the WRs are linked once all ops are in place, since
- * growing moves them.  Kept out of line: its stack frame would otherwise
- * weigh on every SGE-path context (and folded into rdma_rwx_init_wrs() it
- * was measured to cost the MR path more in spills than the call saves).
- */
-noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-				  const struct rdma_rwx_caps *caps,
-				  struct rdma_rwx_pos pos, u64 bytes,
-				  u64 remote_addr, u32 rkey,
-				  enum dma_data_direction dir)
-{
-	u32 op, budget = max(rdma_rwx_mr_budget(caps), 1U);
-	/* No division for the common list that fits one MR. */
-	u32 room = pos.nents <= budget ? 1 : DIV_ROUND_UP(pos.nents, budget);
-	bool cached = room <= RDMA_RWX_BUF_REGS;
-	u64 start = remote_addr;
-	int ret, count = 0;
-
-	if (cached) {
-		ctx->reg = rdma_rwx_buf_get();
-		room = RDMA_RWX_BUF_REGS;
-	} else {
-		ctx->reg = kcalloc(room, sizeof(*ctx->reg), GFP_KERNEL);
-	}
-	if (!ctx->reg)
-		return -ENOMEM;
-
-	for (op = 0; pos.nents; op++) {
-		ret = 0;
-		if (op == room) {
-			ret = rdma_rwx_grow_reg(ctx, &room);
-			cached = false;		/* reallocated, or freed below */
-		}
-		if (!ret)
-			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
-						   &pos, bytes, remote_addr,
-						   rkey, dir);
-		bytes = 0;	/* the whole list's: only the first op's */
-		if (ret == -EAGAIN)
-			ret = rdma_rwx_pool_short(qp, &qp->rdma_mrs, op);
-		if (ret < 0) {
-			rdma_rwx_put_mrs(ctx, qp, op);
-			if (cached)
-				rdma_rwx_buf_put(ctx->reg);
-			else
-				kfree(ctx->reg);
-			return ret;
-		}
-		count += ret;
-		remote_addr += ctx->reg[op].sge.length;
-	}
-	ctx->nr_ops = op;
-	ctx->type = RDMA_RWX_CTX_MR;
-	rdma_rwx_link_mr_wrs(ctx);
-	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_MR, op,
-			   remote_addr - start, dir);
-	return count;
-}
-
 /*
  * Every context but a single entry on the SGE path: skip the offset, take
- * the layout, build the WRs (SGE path, or MR path with its fallback).
- * @bytes: the sum of the @nents entries' lengths, none empty, or 0.
- * Returns the number of WRs, or -errno with nothing taken from the pool
- * (the caller unmaps).
+ * the path, build the WRs: the MR path where MRs are required or preferred
+ * (decided on the mapped entries), the SGE path otherwise or where an MR
+ * path that was only preferred failed.  @bytes: the sum of the @nents
+ * entries' lengths, none empty, or 0.  @owned: a bio_vec context's own
+ * list, which it keeps (rdma_rwx_init_owned()).  Returns the number of
+ * WRs, or -errno with nothing taken from the pool (the caller unmaps).
  */
-static int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-			     u32 port_num, struct scatterlist *sg, u32 nents,
-			     u64 bytes, u32 sg_offset, u64 remote_addr,
-			     u32 rkey, enum dma_data_direction dir)
+static __always_inline int
+rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 port_num,
+		  struct scatterlist *sg, u32 nents, u64 bytes, u32 sg_offset,
+		  u64 remote_addr, u32 rkey, enum dma_data_direction dir,
+		  bool owned)
 {
 	struct rdma_rwx_pos pos = { .sg = sg, .nents = nents,
 				    .offset = sg_offset };
@@ -473,8 +134,7 @@ static int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (rdma_rwx_needs_mr(&caps, dir, pos.nents)) {
 		ret = rdma_rwx_init_mr_wrs(ctx, qp, &caps, pos, bytes,
 					   remote_addr, rkey, dir);
-		if ((ret != -EAGAIN && ret != -ENOSPC) ||
-		    !rdma_rwx_sge_fallback(&caps, dir))
+		if (ret >= 0 || !rdma_rwx_sge_fallback(&caps, dir))
 			return ret;
 		rdma_rwx_count(qp->pd->device, RWX_CNT_SGE_FALLBACK);
 	}
@@ -482,7 +142,21 @@ static int rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (ret)
 		return ret;
 	return rdma_rwx_init_sge_wrs(ctx, qp, &layout, pos.sg, pos.offset,
-				     remote_addr, rkey, dir);
+				     remote_addr, rkey, dir, owned);
+}
+
+/*
+ * The list a bio_vec context built and mapped (rwx_bvec.c): @nents
+ * entries as mapped, @bytes their lengths' sum; built as any list, but
+ * never in the single-entry layout, which has no room to keep it.
+ */
+int rdma_rwx_init_owned(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			u32 port_num, struct scatterlist *sgl, u32 nents,
+			u64 bytes, u64 remote_addr, u32 rkey,
+			enum dma_data_direction dir)
+{
+	return rdma_rwx_init_wrs(ctx, qp, port_num, sgl, nents, bytes, 0,
+				 remote_addr, rkey, dir, true);
 }
 
 /*
@@ -523,7 +197,8 @@ static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 
 	if (nents == 1 && sg_offset < sg_dma_len(sg) &&
 	    rdma_rwx_single_sge(qp, port_num, dir)) {
-		rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset, remote_addr,
+		rdma_rwx_init_single_wr(ctx, qp, sg_dma_address(sg) + sg_offset,
+					sg_dma_len(sg) - sg_offset, remote_addr,
 					rkey, dir);
 		rdma_rwx_count_ctx(dev, RWX_CNT_INIT_SGE_SINGLE, 0,
 				   ctx->single.sge.length, dir);
@@ -532,7 +207,7 @@ static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 	}
 
 	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, bytes, sg_offset,
-				remote_addr, rkey, dir);
+				remote_addr, rkey, dir, false);
 	if (likely(ret >= 0)) {
 		/* counted on its path by rdma_rwx_init_wrs() */
 		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, ret, false);
@@ -574,8 +249,9 @@ static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
 			u32 bytes = sg->length - sg_offset;
 
 			rdma_rwx_dma_map_sg(dev, sg, 1, dir);
-			rdma_rwx_init_single_wr(ctx, qp, sg, sg_offset,
-						remote_addr, rkey, dir);
+			rdma_rwx_init_single_wr(ctx, qp,
+						sg_dma_address(sg) + sg_offset,
+						bytes, remote_addr, rkey, dir);
 			if (likely(rdma_rwx_count_ctx_cached(dev, path, 0,
 							     bytes, dir)))
 				return 1;
@@ -604,16 +280,16 @@ static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
  * QP's pool (the MR path).  On the MR path each MR is filled up to its
  * page budget, splitting an entry on a page boundary where needed, and a
  * gap between entries (a boundary not page-aligned on both sides and not
- * contiguous) starts a new MR; see rdma_rwx_next_mr_span().  When the
- * pool runs out and MRs are only an optimisation, it falls back to the
- * SGE path.
+ * contiguous) starts a new MR; see rdma_rwx_next_mr_span().  When the MR
+ * path fails and MRs are only an optimisation, it falls back to the SGE
+ * path.
  *
  * Context: process context; may sleep.
  * Return: the number of WRs the context will post, or
  * -EINVAL for a NULL @ctx, @qp or @sg, an @sg_cnt of 0, an invalid @dir
- * or @port_num, an @sg_offset at or past the end of @sg, an empty entry
- * after the offset on the MR path, or memory the device refuses to
- * register; -ENOMEM when the DMA mapping or an
+ * or @port_num, an @sg_offset at or past the end of @sg, or, where MRs
+ * are required, an empty entry after the offset or memory the device
+ * refuses to register; -ENOMEM when the DMA mapping or an
  * allocation fails; -EAGAIN when MRs are required and the QP's pool has
  * fewer free MRs than the context needs (worth a retry once other contexts
  * are destroyed); -ENOSPC when the whole pool has fewer MRs than the
@@ -648,26 +324,6 @@ static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
 		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
 }
 
-/*
- * The tag of an MR context whose chain was handed out: each is its
- * unbuilt tag's next (checked here), so that this costs an increment.
- */
-static u8 rdma_rwx_built_type(u8 type)
-{
-	BUILD_BUG_ON(RDMA_RWX_CTX_MR + 1 != RDMA_RWX_CTX_MR_BUILT);
-	BUILD_BUG_ON(RDMA_RWX_CTX_SIG + 1 != RDMA_RWX_CTX_SIG_BUILT);
-	BUILD_BUG_ON(RDMA_RWX_CTX_BVEC_MR + 1 != RDMA_RWX_CTX_BVEC_MR_BUILT);
-	return type + 1;
-}
-
-/* Whether @ctx is an MR context whose chain was handed out. */
-static bool rdma_rwx_built(const struct rdma_rw_ctx *ctx)
-{
-	return ctx->type == RDMA_RWX_CTX_MR_BUILT ||
-	       ctx->type == RDMA_RWX_CTX_SIG_BUILT ||
-	       ctx->type == RDMA_RWX_CTX_BVEC_MR_BUILT;
-}
-
 /**
  * rdma_rwx_ctx_wrs() - the WR chain of a context
  * @ctx: context initialised by rdma_rwx_ctx_init(),
@@ -698,31 +354,26 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (!ctx || (!cqe && !chain_wr))
 		return NULL;
 
-	switch (ctx->type) {
-	case RDMA_RWX_CTX_SINGLE:	/* the common case, tested first */
+	/* The common case, tested first: a scatterlist's single entry. */
+	if (likely(ctx->type == RDMA_RWX_CTX_SINGLE && !chain_wr)) {
 		first = &ctx->single.wr.wr;
-		if (likely(!chain_wr)) {
-			first->next = NULL;
-			first->wr_cqe = cqe;
-			first->send_flags |= IB_SEND_SIGNALED;
-			return first;
-		}
-		last = first;
-		break;
-	case RDMA_RWX_CTX_BVEC_SINGLE:
+		first->next = NULL;
+		first->wr_cqe = cqe;
+		first->send_flags |= IB_SEND_SIGNALED;
+		return first;
+	}
+	/* A built chain (its keys are bumped) or a dead context: none. */
+	switch (ctx->type & ~(RDMA_RWX_CTX_BVEC | RDMA_RWX_CTX_CACHED)) {
+	case RDMA_RWX_CTX_SINGLE:
 		first = &ctx->single.wr.wr;
 		last = first;
 		break;
 	case RDMA_RWX_CTX_MULTI:
-	case RDMA_RWX_CTX_MULTI_CACHED:
-	case RDMA_RWX_CTX_BVEC_MULTI:
-	case RDMA_RWX_CTX_BVEC_MULTI_CACHED:
 		first = &ctx->map.wrs[0].wr;
 		last = &ctx->map.wrs[ctx->nr_ops - 1].wr;
 		break;
 	case RDMA_RWX_CTX_MR:
 	case RDMA_RWX_CTX_SIG:
-	case RDMA_RWX_CTX_BVEC_MR:
 		/* locals: the MRs' stores cannot alias them */
 		reg = ctx->reg;
 		nr_ops = ctx->nr_ops;
@@ -730,7 +381,7 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			rdma_rwx_bump_key(&reg[i]);
 		first = rdma_rwx_reg_first_wr(reg);
 		last = &reg[nr_ops - 1].wr.wr;
-		ctx->type = rdma_rwx_built_type(ctx->type);
+		ctx->type |= RDMA_RWX_CTX_BUILT;
 		break;
 	default:
 		return NULL;
@@ -746,38 +397,6 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	return first;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_wrs, RDMA_RWX);
-
-/*
- * ib_post_send() stopped at @bad_wr.  An MR whose REG_MR never reached the
- * device gets back the key it had (rdma_rwx_ctx_wrs() bumped it) and is
- * marked as the device holds it: valid if its LOCAL_INV was not posted
- * either, free if it was.  An MR registered without its READ/WRITE stays
- * valid, even where that READ would have invalidated it.  So the next
- * context to use it invalidates exactly what the device holds.
- */
-static void rdma_rwx_unpost(struct rdma_rw_ctx *ctx,
-			    const struct ib_send_wr *bad_wr)
-{
-	bool posted = true, had_inv, inv_posted, reg_posted;
-	struct rdma_rw_reg_ctx *reg;
-	u32 op;
-
-	for (op = 0; op < ctx->nr_ops; op++) {
-		reg = &ctx->reg[op];
-		had_inv = reg->inv_wr.opcode == IB_WR_LOCAL_INV;
-		posted &= bad_wr != &reg->inv_wr;
-		inv_posted = had_inv && posted;
-		posted &= bad_wr != &reg->reg_wr.wr;
-		reg_posted = posted;
-		posted &= bad_wr != &reg->wr.wr;
-		if (!reg_posted) {
-			ib_update_fast_reg_key(reg->mr, (u8)(reg->mr->lkey - 1));
-			reg->mr->need_inval = had_inv && !inv_posted;
-		} else if (!posted) {
-			reg->mr->need_inval = true;
-		}
-	}
-}
 
 /**
  * rdma_rwx_ctx_post() - post the WR chain of a context
@@ -827,7 +446,7 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		rdma_rwx_ctx_info(ctx, &info);
 	bad_wr = first;		/* drivers that refuse a whole post may not set it */
 	ret = ib_post_send(qp, first, &bad_wr);
-	if (ret && rdma_rwx_built(ctx))
+	if (ret && (ctx->type & RDMA_RWX_CTX_BUILT))
 		rdma_rwx_unpost(ctx, bad_wr);
 	if (traced)
 		trace_rwx_ctx_post(qp->pd->device, port_num, &info, info.sges,
@@ -868,24 +487,22 @@ static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 }
 
 /*
- * Destroy a context that is not a single entry on the SGE path.  Out of
- * line, so that destroying a single-entry one needs no stack frame.
+ * Destroy a scatterlist context that is not a single entry on the SGE
+ * path (a bio_vec context's, once rdma_rwx_ctx_destroy_bvec() cleared its
+ * flag).  Out of line, so that destroying a single-entry one needs no
+ * stack frame.
  */
-static noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx,
-					  struct ib_qp *qp,
-					  struct scatterlist *sg, u32 sg_cnt,
-					  enum dma_data_direction dir)
+noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				   struct scatterlist *sg, u32 sg_cnt,
+				   enum dma_data_direction dir)
 {
-	switch (ctx->type) {
-	case RDMA_RWX_CTX_MULTI:
-	case RDMA_RWX_CTX_MULTI_CACHED:	/* the SGEs share the buffer */
+	switch (ctx->type & ~(RDMA_RWX_CTX_CACHED | RDMA_RWX_CTX_BUILT)) {
+	case RDMA_RWX_CTX_MULTI:	/* the SGEs share the buffer */
 		rdma_rwx_free_sge_wrs(ctx->map.wrs,
-				      ctx->type == RDMA_RWX_CTX_MULTI_CACHED);
+				      ctx->type & RDMA_RWX_CTX_CACHED);
 		break;
 	case RDMA_RWX_CTX_MR:
-	case RDMA_RWX_CTX_MR_BUILT:
-		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
-		rdma_rwx_free_regs(ctx->reg, ctx->nr_ops);
+		rdma_rwx_release_mrs(ctx, qp);
 		break;
 	default:
 		return;
@@ -918,8 +535,10 @@ static noinline void rdma_rwx_ctx_destroy_traced(struct rdma_rw_ctx *ctx,
 						 u32 sg_cnt,
 						 enum dma_data_direction dir)
 {
-	/* A plain context it destroys; not a dead or signature one. */
-	if (ctx->type >= RDMA_RWX_CTX_SINGLE && ctx->type <= RDMA_RWX_CTX_MR_BUILT)
+	u8 base = rdma_rwx_ctx_base(ctx->type);
+
+	/* A plain context it destroys; not a dead, bvec or signature one. */
+	if (base && base != RDMA_RWX_CTX_SIG && !(ctx->type & RDMA_RWX_CTX_BVEC))
 		rdma_rwx_trace_destroy(qp->pd->device, port_num, ctx, sg_cnt);
 	__rdma_rwx_ctx_destroy(ctx, qp, sg, sg_cnt, dir);
 }

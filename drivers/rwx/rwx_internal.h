@@ -9,6 +9,7 @@
 #define _RWX_INTERNAL_H
 
 #include <linux/align.h>
+#include <linux/bvec.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
@@ -20,26 +21,55 @@
 
 extern bool rdma_rwx_force_mr;
 
-/* ctx->type; anything else is not a live context. */
+/*
+ * ctx->type: a base layout, with flags beside it.  A live context is
+ * one of the four bases with any of the flags; anything else (DEAD, a
+ * context never initialised) is not one.
+ */
 enum rdma_rwx_ctx_type {
-	RDMA_RWX_CTX_SINGLE = 0x51,	/* one WR, SGE inline in the ctx */
-	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one allocation */
-	RDMA_RWX_CTX_MULTI_CACHED,	/* ... in a buffer of the cache */
+	RDMA_RWX_CTX_SINGLE = 0x40,	/* one WR, SGE inline in the ctx */
+	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one buffer */
 	RDMA_RWX_CTX_MR,		/* one registered MR per WR */
-	RDMA_RWX_CTX_MR_BUILT,		/* its chain was handed out once */
 	RDMA_RWX_CTX_SIG,		/* one integrity MR (rwx_sig.c) */
-	RDMA_RWX_CTX_SIG_BUILT,		/* its chain was handed out once */
-	/*
-	 * bio_vec contexts (rwx_bvec.c): the same five layouts as SINGLE to
-	 * MR_BUILT, in the same order, but they own their DMA mappings.
-	 */
-	RDMA_RWX_CTX_BVEC_SINGLE,	/* one WR, SGE inline in the ctx */
-	RDMA_RWX_CTX_BVEC_MULTI,	/* WRs and SGEs in one allocation */
-	RDMA_RWX_CTX_BVEC_MULTI_CACHED,	/* ... in a buffer of the cache */
-	RDMA_RWX_CTX_BVEC_MR,		/* MRs over a list the ctx owns */
-	RDMA_RWX_CTX_BVEC_MR_BUILT,	/* its chain was handed out once */
-	RDMA_RWX_CTX_DEAD = 0xde,	/* destroyed, or init failed */
+	RDMA_RWX_CTX_CACHED = 0x04,	/* MULTI: the buffer is the cache's */
+	RDMA_RWX_CTX_BUILT = 0x08,	/* MR, SIG: chain handed out once */
+	RDMA_RWX_CTX_BVEC = 0x10,	/* from bvecs: owns its DMA mapping */
+	RDMA_RWX_CTX_DEAD = 0x80,	/* destroyed, or init failed */
 };
+
+#define RDMA_RWX_CTX_FLAGS \
+	(RDMA_RWX_CTX_CACHED | RDMA_RWX_CTX_BUILT | RDMA_RWX_CTX_BVEC)
+
+/* The base layout of a live context, else 0. */
+static inline u8 rdma_rwx_ctx_base(u8 type)
+{
+	u8 base = type & ~RDMA_RWX_CTX_FLAGS;
+
+	return base >= RDMA_RWX_CTX_SINGLE && base <= RDMA_RWX_CTX_SIG ?
+		base : 0;
+}
+
+/*
+ * What a bio_vec context that is not a single segment owns: the
+ * scatterlist it built and mapped (rwx_bvec.c), in the bytes of the
+ * context's union that the WR or op array pointers leave unused.
+ */
+struct rdma_rwx_owned {
+	void *wrs_or_reg[2];		/* ctx->map, or ctx->reg */
+	struct scatterlist *sgl;
+	u32 nents;			/* as given to the mapping */
+	u8 dir;
+};
+
+static_assert(sizeof(struct rdma_rwx_owned) <=
+	      sizeof(((struct rdma_rw_ctx *)NULL)->single));
+static_assert(sizeof(((struct rdma_rw_ctx *)NULL)->map) <=
+	      sizeof(((struct rdma_rwx_owned *)NULL)->wrs_or_reg));
+
+static inline struct rdma_rwx_owned *rdma_rwx_owned(struct rdma_rw_ctx *ctx)
+{
+	return (struct rdma_rwx_owned *)&ctx->single;
+}
 
 /*
  * The buffers of rwx_bufcache.c: the WRs and SGEs of a context of up to
@@ -83,7 +113,7 @@ static inline void rdma_rwx_free_sge_wrs(struct ib_rdma_wr *wrs, bool cached)
 		kfree(wrs);
 }
 
-/* Shared by the plain MR path (rwx_ctx.c) and signature contexts. */
+/* Shared by the plain MR path (rwx_mr.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held);
 
 /*
@@ -96,14 +126,26 @@ static inline int rdma_rwx_map_error(int err)
 }
 
 void rdma_rwx_bvec_setup(void);
+int rdma_rwx_bvec_to_sgl(const struct bio_vec *bvecs, u32 nr_bvec,
+			 struct bvec_iter iter, struct scatterlist *sgl,
+			 u32 nents);
 
-/* The plain MR path, shared with bio_vec contexts (rwx_bvec.c). */
+/* The MR path (rwx_mr.c). */
 int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			 const struct rdma_rwx_caps *caps,
 			 struct rdma_rwx_pos pos, u64 bytes, u64 remote_addr,
 			 u32 rkey, enum dma_data_direction dir);
-void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count);
-void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops);
+void rdma_rwx_release_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp);
+void rdma_rwx_unpost(struct rdma_rw_ctx *ctx, const struct ib_send_wr *bad_wr);
+
+/* The scatterlist path, for bio_vec contexts (rwx_bvec.c). */
+int rdma_rwx_init_owned(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			u32 port_num, struct scatterlist *sgl, u32 nents,
+			u64 bytes, u64 remote_addr, u32 rkey,
+			enum dma_data_direction dir);
+void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			  struct scatterlist *sg, u32 sg_cnt,
+			  enum dma_data_direction dir);
 
 static inline bool rdma_rwx_dir_valid(enum dma_data_direction dir)
 {
@@ -141,6 +183,24 @@ static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
 	rdma_rwx_init_send_wr(&wr->wr, opcode, sges, nr_sge);
 	wr->remote_addr = remote_addr;
 	wr->rkey = rkey;
+}
+
+/* One DMA entry on the SGE path: the WR and its SGE inside the context. */
+static inline void rdma_rwx_init_single_wr(struct rdma_rw_ctx *ctx,
+					   struct ib_qp *qp, u64 addr,
+					   u32 length, u64 remote_addr,
+					   u32 rkey,
+					   enum dma_data_direction dir)
+{
+	struct ib_sge *sge = &ctx->single.sge;
+
+	sge->addr = addr;
+	sge->length = length;
+	sge->lkey = qp->pd->local_dma_lkey;
+	rdma_rwx_fill_wr(&ctx->single.wr, rdma_rwx_sge_opcode(dir), sge, 1,
+			 remote_addr, rkey);
+	ctx->nr_ops = 1;
+	ctx->type = RDMA_RWX_CTX_SINGLE;
 }
 
 /*

@@ -251,8 +251,7 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	struct ib_device *dev;
 
 	if (!ctx || !qp || !sg ||
-	    (ctx->type != RDMA_RWX_CTX_SIG &&
-	     ctx->type != RDMA_RWX_CTX_SIG_BUILT))
+	    (ctx->type & ~RDMA_RWX_CTX_BUILT) != RDMA_RWX_CTX_SIG)
 		return;
 
 	dev = qp->pd->device;
@@ -264,7 +263,7 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	 * successful transfer.  Read it here, so that an MR whose chain
 	 * failed, or was posted only in part, does not block its pool.
 	 */
-	if (ctx->type == RDMA_RWX_CTX_SIG_BUILT)
+	if (ctx->type & RDMA_RWX_CTX_BUILT)
 		ib_check_mr_status(ctx->reg->mr, IB_MR_CHECK_SIG_STATUS, &st);
 	ib_mr_pool_put(qp, &qp->sig_mrs, ctx->reg->mr);
 	rdma_rwx_buf_put(ctx->reg);

@@ -40,9 +40,8 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 	memset(info, 0, sizeof(*info));
 	if (!ctx)
 		return;
-	switch (ctx->type) {
+	switch (rdma_rwx_ctx_base(ctx->type)) {
 	case RDMA_RWX_CTX_SINGLE:
-	case RDMA_RWX_CTX_BVEC_SINGLE:
 		info->path = RWX_PATH_SGE_SINGLE;
 		info->bytes = ctx->single.sge.length;
 		info->sges = 1;
@@ -51,9 +50,6 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 		info->wrs = 1;
 		break;
 	case RDMA_RWX_CTX_MULTI:
-	case RDMA_RWX_CTX_MULTI_CACHED:
-	case RDMA_RWX_CTX_BVEC_MULTI:
-	case RDMA_RWX_CTX_BVEC_MULTI_CACHED:
 		/* Each WR starts where the one before ended. */
 		info->path = RWX_PATH_SGE_MULTI;
 		last = &ctx->map.wrs[ctx->nr_ops - 1];
@@ -67,14 +63,10 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 		info->wrs = ctx->nr_ops;
 		break;
 	case RDMA_RWX_CTX_MR:
-	case RDMA_RWX_CTX_MR_BUILT:
-	case RDMA_RWX_CTX_BVEC_MR:
-	case RDMA_RWX_CTX_BVEC_MR_BUILT:
 		info->path = RWX_PATH_MR;
 		rdma_rwx_reg_info(ctx, info);
 		break;
 	case RDMA_RWX_CTX_SIG:
-	case RDMA_RWX_CTX_SIG_BUILT:
 		info->path = RWX_PATH_SIG;
 		rdma_rwx_reg_info(ctx, info);
 		break;

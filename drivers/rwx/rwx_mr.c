@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The MR path: register a context's list into MRs from the QP's pool,
+ * split as rdma_rwx_next_mr_span() says, build [LOCAL_INV,] REG_MR and
+ * READ/WRITE for each, give the MRs back at destroy, and repair their
+ * state when a post fails part-way.
+ */
+
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mr_pool.h>
+#include <rdma/rw.h>
+#include <rdma/rwx.h>
+#include "rwx_internal.h"
+#include "rwx_stats.h"
+
+static void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			     u32 count)
+{
+	while (count--)
+		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[count].mr);
+}
+
+/*
+ * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
+ * first entry rather than its sg_offset, for the drivers not known to
+ * honour sg_offset: siw and qedr build their page lists from the entries
+ * alone and would place the data sg_offset bytes early, hns refuses an
+ * offset not 128-byte aligned.  Out of line, so that the others pay for no
+ * copy.
+ */
+static noinline int rdma_rwx_map_from_offset_copy(struct ib_mr *mr,
+						  const struct rdma_rwx_pos *pos,
+						  u32 n)
+{
+	struct scatterlist head[2] = {};
+
+	sg_dma_address(head) = sg_dma_address(pos->sg) + pos->offset;
+	sg_dma_len(head) = sg_dma_len(pos->sg) - pos->offset;
+	if (n > 1)
+		sg_chain(head, 2, rdma_rwx_sg_next(pos->sg));
+	else
+		sg_mark_end(head);
+	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
+}
+
+/*
+ * Drivers whose map_mr_sg passes sg_offset to ib_sg_to_pages() (or its
+ * equivalent) and so map from inside the first entry, as ib_core's own
+ * rdma_rw_ctx relies on; checked in their 6.1 and 6.12 sources.
+ */
+static bool rdma_rwx_maps_sg_offset(const struct ib_device *dev)
+{
+	switch (dev->ops.driver_id) {
+	case RDMA_DRIVER_MLX5:
+	case RDMA_DRIVER_MLX4:
+	case RDMA_DRIVER_RXE:
+	case RDMA_DRIVER_IRDMA:
+	case RDMA_DRIVER_CXGB4:
+	case RDMA_DRIVER_BNXT_RE:
+	case RDMA_DRIVER_ERDMA:
+	case RDMA_DRIVER_OCRDMA:
+	case RDMA_DRIVER_VMW_PVRDMA:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * ib_map_mr_sg() of @n entries from @pos->offset on; *@offset is that
+ * offset, which ib_map_mr_sg() may change (a partial map says there where
+ * it stopped).  The caller's own variable, so that no copy here needs a
+ * stack slot (and a stack canary); inline, so that it needs no call.
+ */
+static __always_inline int
+rdma_rwx_map_from_offset(struct ib_mr *mr, const struct rdma_rwx_pos *pos,
+			 u32 n, unsigned int *offset)
+{
+	if (!rdma_rwx_maps_sg_offset(mr->device))
+		return rdma_rwx_map_from_offset_copy(mr, pos, n);
+	return ib_map_mr_sg(mr, pos->sg, n, offset, PAGE_SIZE);
+}
+
+/*
+ * Give @mr exactly the bytes of @span.  Where the span starts inside its
+ * first entry or ends inside its last, ib_map_mr_sg() is handed private
+ * copies of those entries rather than its sg_offset, which some drivers
+ * ignore (see rdma_rwx_map_from_offset_copy()).
+ */
+static int rdma_rwx_map_span(struct ib_mr *mr,
+			     const struct rdma_rwx_mr_span *span)
+{
+	struct scatterlist *sg = span->start.sg, head[1], *copy;
+	u32 offset = span->start.offset, i;
+	int ret;
+
+	if (span->nents == 1) {
+		sg_init_table(head, 1);
+		sg_dma_address(head) = sg_dma_address(sg) + offset;
+		sg_dma_len(head) = span->length;
+		return ib_map_mr_sg(mr, head, 1, NULL, PAGE_SIZE);
+	}
+	if (!span->split_last && !offset)
+		return ib_map_mr_sg(mr, sg, span->nents, NULL, PAGE_SIZE);
+	if (!span->split_last)
+		return rdma_rwx_map_from_offset(mr, &span->start, span->nents,
+						&offset);
+
+	/* Ends inside its last entry: a private copy of the whole span. */
+	copy = kmalloc_array(span->nents, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	sg_init_table(copy, span->nents);
+	for (i = 0; i < span->nents; i++, sg = rdma_rwx_sg_next(sg)) {
+		sg_dma_address(&copy[i]) = sg_dma_address(sg);
+		sg_dma_len(&copy[i]) = sg_dma_len(sg);
+	}
+	sg_dma_address(copy) += offset;
+	sg_dma_len(copy) -= offset;
+	sg_dma_len(&copy[span->nents - 1]) = span->last_len;
+	ret = ib_map_mr_sg(mr, copy, span->nents, NULL, PAGE_SIZE);
+	kfree(copy);
+	return ret;
+}
+
+/*
+ * The MR most lists get: the next min(entries left, budget) entries,
+ * mapped whole, the way ib_core maps them.  Taken when none of them is
+ * empty and the device maps them all into at most the budget's pages;
+ * otherwise (a gap, an entry past the budget, an empty entry) the caller
+ * maps the span rdma_rwx_next_mr_span() walks out instead.  Needs no walk
+ * of its own beyond the one that finds the next entry, which ib_core makes
+ * too; none at all when @bytes, the sum of the lengths of @pos's entries
+ * (none empty), is known and they all fit.  Returns the number of entries
+ * mapped (and moves @pos past them), 0 when the caller is to map the span
+ * instead (@pos as it was), or the device's error (@pos->offset perhaps
+ * changed by the driver: the caller gives up).
+ */
+static int rdma_rwx_map_entries(struct ib_mr *mr,
+				const struct rdma_rwx_caps *caps,
+				struct rdma_rwx_pos *pos, u64 bytes)
+{
+	u32 budget = rdma_rwx_mr_budget(caps), n = min(pos->nents, budget), i;
+	u32 offset = pos->offset;
+	struct scatterlist *last = pos->sg;
+	u64 length = 0;
+	int mapped;
+
+	if (!n)		/* no budget: the walk refuses the span */
+		return 0;
+	if (bytes && n == pos->nents) {
+		length = bytes;		/* no step past the last either */
+	} else {
+		for (i = 0;;) {
+			if (!sg_dma_len(last))
+				return 0;
+			length += sg_dma_len(last);
+			if (++i == n)
+				break;
+			last = rdma_rwx_sg_step(last);
+		}
+	}
+	if (offset)
+		mapped = rdma_rwx_map_from_offset(mr, pos, n, &pos->offset);
+	else
+		mapped = ib_map_mr_sg(mr, pos->sg, n, NULL, PAGE_SIZE);
+	if (mapped < 0)
+		return mapped;
+	if (mapped != n || mr->length != length - offset ||
+	    rdma_rwx_run_pages(mr->iova, mr->length) > budget) {
+		pos->offset = offset;	/* for the walk */
+		return 0;
+	}
+	pos->nents -= n;
+	pos->sg = pos->nents ? rdma_rwx_sg_step(last) : NULL;
+	pos->offset = 0;
+	return n;
+}
+
+/*
+ * The span rdma_rwx_next_mr_span() walks out from @pos, mapped into @mr;
+ * @pos moves past it.  Returns 0 or -errno.  Out of line: only lists with
+ * gaps, entries past an MR's budget or empty entries come here.
+ */
+static noinline int rdma_rwx_map_walked_span(struct ib_mr *mr,
+					     const struct rdma_rwx_caps *caps,
+					     struct rdma_rwx_pos *pos)
+{
+	struct rdma_rwx_mr_span span;
+	int mapped;
+
+	mapped = rdma_rwx_next_mr_span(caps, pos, &span);
+	if (!mapped)
+		mapped = rdma_rwx_map_span(mr, &span);
+	if (mapped < 0)
+		return mapped;
+	if ((u32)mapped < span.nents || mr->length != span.length)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * @pool of @qp had no MR for a context that holds @held MRs of @qp: -EAGAIN
+ * while another context holds any MR of @qp (it will come back; an MR
+ * back in @pool since the miss counts too), -ENOSPC when none does, as
+ * then this context holds all of @pool, which never grows, and a retry
+ * can never succeed.  qp->mrs_used counts both pools' MRs, whose sizes
+ * the engine does not know (a ULP may add MRs to either), so a context
+ * that can never fit waits for the other pool's contexts before it gets
+ * -ENOSPC: late, never wrong.
+ */
+int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held)
+{
+	unsigned long flags;
+	bool others;
+
+	spin_lock_irqsave(&qp->mr_lock, flags);
+	others = qp->mrs_used > held || !list_empty(pool);
+	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	return others ? -EAGAIN : -ENOSPC;
+}
+
+/*
+ * Register the next span of @pos into one pool MR, move @pos past it and
+ * fill in its WRs, [LOCAL_INV,] REG_MR and READ/WRITE, still unlinked.
+ * Returns the number of WRs.
+ */
+static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
+				const struct rdma_rwx_caps *caps,
+				struct rdma_rwx_pos *pos, u64 bytes,
+				u64 remote_addr, u32 rkey,
+				enum dma_data_direction dir)
+{
+	struct ib_mr *mr;
+	int mapped, count;
+
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	if (!mr)
+		return -EAGAIN;
+	mapped = rdma_rwx_map_entries(mr, caps, pos, bytes);
+	if (!mapped)
+		mapped = rdma_rwx_map_walked_span(mr, caps, pos);
+	if (mapped < 0) {
+		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+		return rdma_rwx_map_error(mapped);
+	}
+	count = rdma_rwx_fill_reg(reg, mr, IB_WR_REG_MR, caps->iwarp,
+				  mr->length, remote_addr, rkey, dir);
+	if (dir == DMA_FROM_DEVICE && caps->read_inv)
+		reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
+	return count;
+}
+
+/* Room for one more op in ctx->reg, which holds @room ops. */
+static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
+{
+	struct rdma_rw_reg_ctx *reg;
+	u32 more = *room;
+
+	reg = krealloc_array(ctx->reg, *room + more, sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return -ENOMEM;
+	memset(reg + *room, 0, more * sizeof(*reg));
+	ctx->reg = reg;
+	*room += more;
+	return 0;
+}
+
+/*
+ * Free the op array of an MR context with @nr_ops ops.  Arrays of up to
+ * RDMA_RWX_BUF_REGS ops are cache buffers: rdma_rwx_init_mr_wrs() takes
+ * one whenever the list may fit, and an array that grows past it is
+ * reallocated by kmalloc.
+ */
+static void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
+{
+	if (nr_ops <= RDMA_RWX_BUF_REGS)
+		rdma_rwx_buf_put(reg);
+	else
+		kfree(reg);
+}
+
+/*
+ * MR path: one fast-registered MR per READ/WRITE WR, split as
+ * rdma_rwx_next_mr_span() says.  The op array is sized for a list of
+ * whole pages (a cache buffer when that fits one) and grows for lists
+ * that need more MRs; the WRs are linked once all ops are in place, since
+ * growing moves them.  Kept out of line: its stack frame would otherwise
+ * weigh on every SGE-path context (and folded into rdma_rwx_init_wrs() it
+ * was measured to cost the MR path more in spills than the call saves).
+ */
+noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				  const struct rdma_rwx_caps *caps,
+				  struct rdma_rwx_pos pos, u64 bytes,
+				  u64 remote_addr, u32 rkey,
+				  enum dma_data_direction dir)
+{
+	u32 op, budget = max(rdma_rwx_mr_budget(caps), 1U);
+	/* No division for the common list that fits one MR. */
+	u32 room = pos.nents <= budget ? 1 : DIV_ROUND_UP(pos.nents, budget);
+	bool cached = room <= RDMA_RWX_BUF_REGS;
+	u64 start = remote_addr;
+	int ret, count = 0;
+
+	if (cached) {
+		ctx->reg = rdma_rwx_buf_get();
+		room = RDMA_RWX_BUF_REGS;
+	} else {
+		ctx->reg = kcalloc(room, sizeof(*ctx->reg), GFP_KERNEL);
+	}
+	if (!ctx->reg)
+		return -ENOMEM;
+
+	for (op = 0; pos.nents; op++) {
+		ret = 0;
+		if (op == room) {
+			ret = rdma_rwx_grow_reg(ctx, &room);
+			cached = false;		/* reallocated, or freed below */
+		}
+		if (!ret)
+			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
+						   &pos, bytes, remote_addr,
+						   rkey, dir);
+		bytes = 0;	/* the whole list's: only the first op's */
+		if (ret == -EAGAIN)
+			ret = rdma_rwx_pool_short(qp, &qp->rdma_mrs, op);
+		if (ret < 0) {
+			rdma_rwx_put_mrs(ctx, qp, op);
+			if (cached)
+				rdma_rwx_buf_put(ctx->reg);
+			else
+				kfree(ctx->reg);
+			return ret;
+		}
+		count += ret;
+		remote_addr += ctx->reg[op].sge.length;
+	}
+	ctx->nr_ops = op;
+	ctx->type = RDMA_RWX_CTX_MR;
+	rdma_rwx_link_mr_wrs(ctx);
+	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_MR, op,
+			   remote_addr - start, dir);
+	return count;
+}
+
+/* Destroy's part of an MR context: its MRs back, its op array freed. */
+void rdma_rwx_release_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp)
+{
+	rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
+	rdma_rwx_free_regs(ctx->reg, ctx->nr_ops);
+}
+
+/*
+ * ib_post_send() stopped at @bad_wr.  An MR whose REG_MR never reached the
+ * device gets back the key it had (rdma_rwx_ctx_wrs() bumped it) and is
+ * marked as the device holds it: valid if its LOCAL_INV was not posted
+ * either, free if it was.  An MR registered without its READ/WRITE stays
+ * valid, even where that READ would have invalidated it.  So the next
+ * context to use it invalidates exactly what the device holds.
+ */
+void rdma_rwx_unpost(struct rdma_rw_ctx *ctx, const struct ib_send_wr *bad_wr)
+{
+	bool posted = true, had_inv, inv_posted, reg_posted;
+	struct rdma_rw_reg_ctx *reg;
+	u32 op;
+
+	for (op = 0; op < ctx->nr_ops; op++) {
+		reg = &ctx->reg[op];
+		had_inv = reg->inv_wr.opcode == IB_WR_LOCAL_INV;
+		posted &= bad_wr != &reg->inv_wr;
+		inv_posted = had_inv && posted;
+		posted &= bad_wr != &reg->reg_wr.wr;
+		reg_posted = posted;
+		posted &= bad_wr != &reg->wr.wr;
+		if (!reg_posted) {
+			ib_update_fast_reg_key(reg->mr, (u8)(reg->mr->lkey - 1));
+			reg->mr->need_inval = had_inv && !inv_posted;
+		} else if (!posted) {
+			reg->mr->need_inval = true;
+		}
+	}
+}
