@@ -1,18 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * RDMA READ/WRITE contexts from a bio_vec array and an iterator over it:
- * the contract and argument order of upstream Linux 7.0's
- * rdma_rw_ctx_init_bvec(), on kernels without its DMA mapping calls
- * (dma_map_phys() and the IOVA API).
- *
- * A front end to the scatterlist path: a single segment on the SGE path
- * is mapped with ib_dma_map_page() into the context's own SGE;
- * any other context turns the segments into a scatterlist it owns (a
- * cache buffer where it fits), maps it, and has rwx_ctx.c build it as any
- * list: the same path choice on the mapped entries, the same MR code and
- * SGE fallback, the same destroy.  The context records what it mapped:
- * destroy needs neither the bvecs nor their count.
- */
+/* bio_vec contexts: see Documentation/rdma_rwx.rst, "bio_vec contexts". */
 
 #include <linux/bvec.h>
 #include <linux/fault-inject.h>
@@ -27,12 +14,7 @@
 #include "rwx_stats.h"
 #include "rwx_trace.h"
 
-/*
- * A fault point per DMA mapping: with no IOMMU (the test kernels)
- * ib_dma_map_page() and ib_dma_map_sg() cannot fail by themselves.  Its
- * probability is 0, so only a task's fail_nth (the KUnit suites' fault sweep) makes it fire.
- * Debian's kernels do not set CONFIG_FAULT_INJECTION: there it is gone.
- */
+/* Mappings cannot fail without an IOMMU: a fault point for fail_nth. */
 #ifdef CONFIG_FAULT_INJECTION
 static DECLARE_FAULT_ATTR(rdma_rwx_fail_dma_map);
 
@@ -58,13 +40,8 @@ static bool rdma_rwx_dma_map_fails(u32 len)
 #endif
 
 /*
- * Walk the segments @iter covers, each the non-empty part of one bvec: a
- * page, an offset into it (< PAGE_SIZE) and a length.  With @sgl, each is
- * set in the next of its @max entries.  Every step is checked against the
- * array, so a bvec changed since an earlier walk cannot lead this one past
- * it.  Returns the number of segments, or -EINVAL (the iterator runs past
- * @nr_bvec entries, starts past the end of its bvec, or covers more than
- * @max segments); -EOPNOTSUPP for a PCI peer-to-peer page.
+ * Counts (and with @sgl sets) the non-empty segments; every step is
+ * checked, so a bvec changed since the count cannot lead past the array.
  */
 static int rdma_rwx_bvec_walk(const struct bio_vec *bvecs, u32 nr_bvec,
 			      struct bvec_iter iter, struct scatterlist *sgl,
@@ -102,19 +79,14 @@ static int rdma_rwx_bvec_walk(const struct bio_vec *bvecs, u32 nr_bvec,
  * rdma_rwx_bvec_segments() - check a bvec iterator and count its segments
  * @bvecs: bio_vec array
  * @nr_bvec: entries in @bvecs
- * @iter: iterator over @bvecs: the transfer starts @iter.bi_bvec_done
- *	bytes into @bvecs[@iter.bi_idx] and is @iter.bi_size bytes long
- * @nsegs: set to the number of non-empty segments the transfer covers
- *	(one per bvec it touches, empty bvecs not counted)
+ * @iter: the transfer within @bvecs (bi_sector unused)
+ * @nsegs: set to the number of non-empty segments it covers
  *
- * The validation rdma_rwx_ctx_init_bvec() makes before it maps anything;
- * no device needed.  @iter.bi_sector is not used.
+ * The checks rdma_rwx_ctx_init_bvec() makes before mapping; needs no device.
  *
- * Return: 0; -EINVAL for a NULL @bvecs or @nsegs, an @nr_bvec or
- * @iter.bi_size of 0, an iterator that runs past @nr_bvec entries
- * (including a @iter.bi_idx at or past it) or starts past the end of its
- * bvec (@iter.bi_bvec_done > bv_len); -EOPNOTSUPP when a segment is in
- * PCI peer-to-peer memory.
+ * Return: 0; -EINVAL for a NULL pointer, an @nr_bvec or bi_size of 0, or
+ * an iterator that runs past @nr_bvec entries or starts past its bvec's
+ * end; -EOPNOTSUPP for a segment in PCI peer-to-peer memory.
  */
 int rdma_rwx_bvec_segments(const struct bio_vec *bvecs, u32 nr_bvec,
 			   struct bvec_iter iter, u32 *nsegs)
@@ -139,13 +111,10 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_bvec_segments, RDMA_RWX);
  * @sgl: a table of @nents entries, initialised here
  * @nents: its size: the segments rdma_rwx_bvec_segments() counted
  *
- * What rdma_rwx_ctx_init_bvec() maps; exported for the KUnit suites
- * (namespace RDMA_RWX_TESTING), which change a bvec after the count.
+ * For the KUnit suites (RDMA_RWX_TESTING), which change bvecs after the count.
  *
- * Return: the segments set, or -EINVAL when @iter runs past @nr_bvec
- * entries, starts past the end of its bvec or covers more than @nents
- * segments; -EOPNOTSUPP for a PCI peer-to-peer page.  Nothing is read
- * past @bvecs[@nr_bvec - 1] or written past @sgl[@nents - 1].
+ * Return: the segments set; -EINVAL as rdma_rwx_bvec_segments(), or for
+ * more than @nents segments; -EOPNOTSUPP for a PCI peer-to-peer page.
  */
 int rdma_rwx_bvec_to_sgl(const struct bio_vec *bvecs, u32 nr_bvec,
 			 struct bvec_iter iter, struct scatterlist *sgl,
@@ -158,7 +127,6 @@ int rdma_rwx_bvec_to_sgl(const struct bio_vec *bvecs, u32 nr_bvec,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_bvec_to_sgl, RDMA_RWX_TESTING);
 
-/* A single segment on the SGE path: mapped into the context's own SGE. */
 static int rdma_rwx_bvec_single(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				struct scatterlist *seg, u64 remote_addr,
 				u32 rkey, enum dma_data_direction dir)
@@ -179,7 +147,6 @@ static int rdma_rwx_bvec_single(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	return 1;
 }
 
-/* The owned list of @nents entries: a cache buffer when it fits one. */
 static bool rdma_rwx_bvec_sgl_cached(u32 nents)
 {
 	return nents <= RDMA_RWX_BUF_SIZE / sizeof(struct scatterlist);
@@ -193,11 +160,7 @@ static void rdma_rwx_bvec_free_sgl(struct scatterlist *sgl, u32 nents)
 		kfree(sgl);
 }
 
-/*
- * Any other context: the segments as a scatterlist of @nents entries,
- * mapped and built by the scatterlist path; the context keeps the list.
- * On error nothing stays mapped, allocated or taken from the pool.
- */
+/* Any other context: its own list, mapped, built by the scatterlist path. */
 static noinline int rdma_rwx_bvec_list(struct rdma_rw_ctx *ctx,
 				       struct ib_qp *qp, u32 port_num,
 				       const struct bio_vec *bvecs,
@@ -250,48 +213,20 @@ free:
  * @port_num: port the connection is bound to
  * @bvecs: bio_vec array to READ/WRITE from/to
  * @nr_bvec: entries in @bvecs
- * @iter: the part of @bvecs to move: from @iter.bi_bvec_done bytes into
- *	@bvecs[@iter.bi_idx], @iter.bi_size bytes; it may start and end
- *	inside a bvec, and @bvecs may hold entries past its end
+ * @iter: the transfer within @bvecs
  * @remote_addr: remote address to read/write (relative to @rkey)
  * @rkey: remote key to operate on
  * @dir: %DMA_TO_DEVICE for RDMA WRITE, %DMA_FROM_DEVICE for RDMA READ
  *
- * Upstream Linux 7.0's rdma_rw_ctx_init_bvec(), same arguments, same
- * order, same return convention, on a context that
- * rdma_rwx_ctx_wrs() and rdma_rwx_ctx_post() take as any other, and
- * rdma_rwx_ctx_destroy_bvec() releases.  Each non-empty segment @iter
- * covers (the part of one bvec; a bvec may span several contiguous
- * pages) is one scatterlist entry, so the WR chain is the one
- * rdma_rwx_ctx_init() builds for a scatterlist of those segments: a
- * single segment on the SGE path is mapped with ib_dma_map_page() into
- * the context itself (no allocation); any other context puts the segments
- * in a scatterlist it owns, maps it with ib_dma_map_sg() and is built by
- * the scatterlist path (the path chosen on the mapped entries, the same
- * MR code and SGE fallback).
- *
- * Differences from upstream: upstream maps segments with dma_map_phys()
- * and, behind an IOMMU, links a multi-segment context into one IOVA
- * range (one SGE, one IOTLB sync); 6.1 and 6.12 have neither call, so
- * here such a context is one ib_dma_map_sg() of its list, which an IOMMU
- * may merge.  The iterator is checked before anything is mapped (upstream
- * reads past the array or maps past a bvec on some inputs), segments are
- * counted from the iterator rather than from @nr_bvec, empty bvecs are
- * skipped, max_sgl_rd is honoured as on the scatterlist path, PCI
- * peer-to-peer pages are refused, and NULL pointers, a bad direction or
- * port fail.
+ * Upstream 7.0's rdma_rw_ctx_init_bvec(): same arguments and returns; the
+ * chain rdma_rwx_ctx_init() builds for the segments as a scatterlist.  See
+ * Documentation/rdma_rwx.rst, "bio_vec contexts", for the differences.
  *
  * Context: process context; may sleep.
- * Return: the number of WRs the context will post, or -EINVAL for a NULL
- * @ctx, @qp or @bvecs, an @nr_bvec or @iter.bi_size of 0, an invalid @dir
- * or @port_num, an iterator that runs past @nr_bvec entries or starts
- * past the end of its bvec, or, where MRs are required, memory the
- * device refuses to register;
- * -EOPNOTSUPP when a segment is in PCI peer-to-peer memory; -ENOMEM when
- * a DMA mapping or an allocation fails; -EAGAIN when MRs are required
- * and the QP's pool has fewer free MRs than the context needs; -ENOSPC
- * when the whole pool has fewer.  On error nothing stays mapped or taken
- * from the pool.
+ * Return: the number of WRs the context will post; -EINVAL for a bad
+ * argument or iterator (as rdma_rwx_bvec_segments()) or, where MRs are
+ * required, memory the device refuses; -EOPNOTSUPP for PCI peer-to-peer
+ * memory; otherwise as rdma_rwx_ctx_init().
  */
 int rdma_rwx_ctx_init_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			   u32 port_num, const struct bio_vec *bvecs,
@@ -325,7 +260,6 @@ int rdma_rwx_ctx_init_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 out:
 	if (ret < 0 && ctx)
 		ctx->type = RDMA_RWX_CTX_DEAD;
-	/* init_bvec, or the error by cause; the rwx_ctx_init event */
 	rdma_rwx_count_init_done(qp, port_num, ctx, nents, dir, ret,
 				 RDMA_RWX_COUNT_BVEC);
 	return ret;
@@ -341,15 +275,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init_bvec, RDMA_RWX);
  * @nr_bvec: entries in @bvecs (unused)
  * @dir: direction passed to rdma_rwx_ctx_init_bvec() (unused)
  *
- * Upstream Linux 7.0's rdma_rw_ctx_destroy_bvec(), same arguments.
- * Returns the MRs to the QP's pool, unmaps exactly the segments init
- * mapped and frees what it allocated.  The context describes its own
- * mappings and direction, so unlike upstream, which unmaps @nr_bvec SGEs
- * of a multi-segment context, a wrong @nr_bvec or @dir does no harm.  The
- * context is marked dead: destroying it again, or destroying a context
- * whose init failed, does nothing (upstream forbids both).  A scatterlist
- * or signature context is left alone, as rdma_rwx_ctx_destroy() leaves a
- * bvec context alone.
+ * Upstream 7.0's rdma_rw_ctx_destroy_bvec().  The context knows what it
+ * mapped; a dead or non-bvec context is left alone.
  *
  * Context: process context.
  */

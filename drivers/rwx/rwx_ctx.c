@@ -1,12 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * RDMA READ/WRITE contexts: map a scatterlist, build the WR chain the
- * layout asks for (SGE path or MR path), post it, tear it down.
- *
- * The context is the kernel's own struct rdma_rw_ctx, so ULPs port by
- * renaming calls.  Its type tag is ours: a context must be destroyed by
- * the engine that initialised it.
- */
+/* Scatterlist contexts: ib_core's struct rdma_rw_ctx, our own type tag. */
 
 #include <linux/slab.h>
 #include <linux/overflow.h>
@@ -31,11 +24,7 @@ void rdma_rwx_qp_caps(struct ib_qp *qp, u32 port_num,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_caps, RDMA_RWX);
 
-/*
- * The count of a single-entry context set up by rdma_rwx_ctx_init()'s
- * fast path when this CPU's counter cache missed.  Returns 1, its number
- * of WRs.  Out of line, so that the fast path makes no call.
- */
+/* The fast path's cache-miss count: out of line, so a hit makes no call. */
 static noinline int rdma_rwx_count_single_miss(struct ib_device *dev,
 					       u32 bytes,
 					       enum dma_data_direction dir)
@@ -44,11 +33,7 @@ static noinline int rdma_rwx_count_single_miss(struct ib_device *dev,
 	return 1;
 }
 
-/*
- * SGE path: gather the entries straight from the DMA addresses.  A
- * single entry lives in the context, unless the context must keep its
- * list (@owned).
- */
+/* SGE path; a single entry lives in the context unless its list is @owned. */
 static __always_inline int
 rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      const struct rdma_rwx_layout *layout,
@@ -98,20 +83,14 @@ rdma_rwx_init_sge_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		wr->wr.next = op + 1 < layout->nr_ops ? &wrs[op + 1].wr : NULL;
 	}
 	ctx->nr_ops = layout->nr_ops;
-	/* remote_addr moved on by each SGE's length */
 	rdma_rwx_count_ctx(qp->pd->device, RWX_CNT_INIT_SGE_MULTI, 0,
 			   remote_addr - start, dir);
 	return layout->nr_ops;
 }
 
 /*
- * Every context but a single entry on the SGE path: skip the offset, take
- * the path, build the WRs: the MR path where MRs are required or preferred
- * (decided on the mapped entries), the SGE path otherwise or where an MR
- * path that was only preferred failed.  @bytes: the sum of the @nents
- * entries' lengths, none empty, or 0.  @owned: a bio_vec context's own
- * list, which it keeps (rdma_rwx_init_owned()).  Returns the number of
- * WRs, or -errno with nothing taken from the pool (the caller unmaps).
+ * @bytes: the entries' summed length (none empty), or 0.  Returns the WR
+ * count, or -errno with nothing taken from the pool (the caller unmaps).
  */
 static __always_inline int
 rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 port_num,
@@ -145,11 +124,7 @@ rdma_rwx_init_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 port_num,
 				     remote_addr, rkey, dir, owned);
 }
 
-/*
- * The list a bio_vec context built and mapped (rwx_bvec.c): @nents
- * entries as mapped, @bytes their lengths' sum; built as any list, but
- * never in the single-entry layout, which has no room to keep it.
- */
+/* A bio_vec context's list: never the single layout, which cannot keep it. */
 int rdma_rwx_init_owned(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			u32 port_num, struct scatterlist *sgl, u32 nents,
 			u64 bytes, u64 remote_addr, u32 rkey,
@@ -159,11 +134,7 @@ int rdma_rwx_init_owned(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				 remote_addr, rkey, dir, true);
 }
 
-/*
- * rdma_rwx_ctx_init() for any context: every check, the DMA mapping, the
- * layout.  Out of line: the common single entry on a device that does no
- * DMA (rdma_rwx_ctx_init_one()) then needs no call into it.
- */
+/* Out of line, so that rdma_rwx_ctx_init_one()'s fast path makes no call. */
 static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 					  struct ib_qp *qp, u32 port_num,
 					  struct scatterlist *sg, u32 sg_cnt,
@@ -222,12 +193,8 @@ out_count:
 }
 
 /*
- * rdma_rwx_ctx_init() of a single entry (@sg_cnt is 1): on a device that
- * does no DMA, on the SGE path, with the trace event off, the checks, an
- * inline mapping, the WR in the context and the count, with no call.
- * Anything else, every error included, goes the general way.  The same
- * arguments as rdma_rwx_ctx_init(), so that each call between the three
- * is a jump.
+ * One entry, no DMA, SGE path, event off: no call; all else goes the
+ * general way.  Same arguments as rdma_rwx_ctx_init(), so each call is a jump.
  */
 static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
 					  struct ib_qp *qp, u32 port_num,
@@ -274,27 +241,15 @@ static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
  * @rkey: remote key to operate on
  * @dir: %DMA_TO_DEVICE for RDMA WRITE, %DMA_FROM_DEVICE for RDMA READ
  *
- * Maps @sg for DMA and builds the WR chain: plain RDMA READ/WRITE WRs
- * (the SGE path) or, for READs on iWARP, READs the device prefers to
- * register, or with the force_mr parameter, fast-registered MRs from the
- * QP's pool (the MR path).  On the MR path each MR is filled up to its
- * page budget, splitting an entry on a page boundary where needed, and a
- * gap between entries (a boundary not page-aligned on both sides and not
- * contiguous) starts a new MR; see rdma_rwx_next_mr_span().  When the MR
- * path fails and MRs are only an optimisation, it falls back to the SGE
- * path.
+ * Maps @sg and builds its chain on the SGE or MR path; see
+ * Documentation/rdma_rwx.rst, "Which path".
  *
  * Context: process context; may sleep.
- * Return: the number of WRs the context will post, or
- * -EINVAL for a NULL @ctx, @qp or @sg, an @sg_cnt of 0, an invalid @dir
- * or @port_num, an @sg_offset at or past the end of @sg, or, where MRs
- * are required, an empty entry after the offset or memory the device
- * refuses to register; -ENOMEM when the DMA mapping or an
- * allocation fails; -EAGAIN when MRs are required and the QP's pool has
- * fewer free MRs than the context needs (worth a retry once other contexts
- * are destroyed); -ENOSPC when the whole pool has fewer MRs than the
- * context needs, or the QP has no pool (a retry can never succeed).
- * On error nothing stays mapped or taken from the pool.
+ * Return: the number of WRs the context will post; -EINVAL for bad
+ * arguments (an @sg_offset past the list too) or, where MRs are required,
+ * an empty entry or refused memory; -ENOMEM when mapping or allocation
+ * fails; -EAGAIN when required MRs are short for now; -ENOSPC when the
+ * pool can never hold them.  On error nothing stays mapped or taken.
  */
 int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		      u32 port_num, struct scatterlist *sg, u32 sg_cnt,
@@ -326,19 +281,13 @@ static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
 
 /**
  * rdma_rwx_ctx_wrs() - the WR chain of a context
- * @ctx: context initialised by rdma_rwx_ctx_init(),
- *	rdma_rwx_ctx_init_bvec() or rdma_rwx_ctx_signature_init()
+ * @ctx: context set up by any rdma_rwx init function
  * @qp: queue pair to operate on
  * @port_num: port the connection is bound to
  * @cqe: completion for the last WR (used when @chain_wr is NULL)
  * @chain_wr: WR to append to the chain, or NULL
  *
- * Returns the chain of REG_MR / LOCAL_INV and RDMA READ/WRITE WRs of
- * @ctx.  Only the last READ/WRITE WR is signaled, with @cqe; with a
- * @chain_wr, that WR is appended instead and carries the completion.
- * MR keys are bumped here, so on the MR path the chain is handed out
- * once per rdma_rwx_ctx_init(): its LOCAL_INV WRs were built for the keys
- * the MRs had then.
+ * Only the last WR is signaled (Documentation/rdma_rwx.rst, "Which path").
  *
  * Return: the first WR, or NULL when @ctx is not a live context, its MR
  * chain was already handed out, or neither @cqe nor @chain_wr is given.
@@ -400,25 +349,16 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_wrs, RDMA_RWX);
 
 /**
  * rdma_rwx_ctx_post() - post the WR chain of a context
- * @ctx: context initialised by rdma_rwx_ctx_init(),
- *	rdma_rwx_ctx_init_bvec() or rdma_rwx_ctx_signature_init()
+ * @ctx: context set up by any rdma_rwx init function
  * @qp: queue pair to operate on
  * @port_num: port the connection is bound to
  * @cqe: completion for the last WR (used when @chain_wr is NULL)
  * @chain_wr: WR to append to the chain, or NULL
  *
- * Posts what rdma_rwx_ctx_wrs() returns, in one ib_post_send().  When
- * that fails part-way, the MRs the device did not register keep the keys
- * and state the device knows them by, so that once the context is
- * destroyed the next context to take them invalidates the right key
- * (ib_core leaves them bumped, and the next LOCAL_INV names a key the
- * device never had).  The WRs before the failing one were posted,
- * unsignaled, and may still run: drain the QP (or wait for a later
- * signaled WR to complete) before destroying the context.  A ULP that
- * posts the chain of rdma_rwx_ctx_wrs() itself gets no such repair.
+ * After a partial failure, drain the QP before the destroy (see
+ * Documentation/rdma_rwx.rst, "Deliberate differences from ib_core").
  *
- * Return: 0; -EINVAL when @ctx is not a live context, its MR chain was
- * already handed out, or neither @cqe nor @chain_wr is given; or the error
+ * Return: 0; -EINVAL where rdma_rwx_ctx_wrs() returns NULL; or the error
  * of ib_post_send().
  */
 int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
@@ -444,7 +384,7 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	traced = trace_rwx_ctx_post_enabled();
 	if (traced)
 		rdma_rwx_ctx_info(ctx, &info);
-	bad_wr = first;		/* drivers that refuse a whole post may not set it */
+	bad_wr = first;		/* may be unset if the whole post is refused */
 	ret = ib_post_send(qp, first, &bad_wr);
 	if (ret && (ctx->type & RDMA_RWX_CTX_BUILT))
 		rdma_rwx_unpost(ctx, bad_wr);
@@ -455,7 +395,6 @@ int rdma_rwx_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_post, RDMA_RWX);
 
-/* A destroy's count and unmap when this CPU's counter cache missed. */
 static noinline void rdma_rwx_ctx_retire_slow(struct ib_device *dev,
 					      struct scatterlist *sg,
 					      u32 sg_cnt,
@@ -465,11 +404,7 @@ static noinline void rdma_rwx_ctx_retire_slow(struct ib_device *dev,
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 }
 
-/*
- * The end of every destroy: the context dead, counted, @sg unmapped.  The
- * cache miss goes out of line, so that a single-entry destroy keeps its
- * arguments in registers and ends in a tail call.
- */
+/* Cache miss out of line, so a single-entry destroy ends in a tail call. */
 static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 						struct ib_qp *qp,
 						struct scatterlist *sg,
@@ -486,12 +421,7 @@ static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 }
 
-/*
- * Destroy a scatterlist context that is not a single entry on the SGE
- * path (a bio_vec context's, once rdma_rwx_ctx_destroy_bvec() cleared its
- * flag).  Out of line, so that destroying a single-entry one needs no
- * stack frame.
- */
+/* Out of line, so that destroying a single-entry context needs no frame. */
 noinline void rdma_rwx_destroy_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				   struct scatterlist *sg, u32 sg_cnt,
 				   enum dma_data_direction dir)
@@ -523,11 +453,7 @@ static __always_inline void __rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx,
 	rdma_rwx_ctx_retire(ctx, qp, sg, sg_cnt, dir);
 }
 
-/*
- * A destroy with the rwx_ctx_destroy event on: the event (before anything
- * is freed: it reads the WRs), then the destroy.  Apart, so that the
- * destroy without it keeps no register across the event's call.
- */
+/* Apart, so that the untraced destroy keeps no register across the event. */
 static noinline void rdma_rwx_ctx_destroy_traced(struct rdma_rw_ctx *ctx,
 						 struct ib_qp *qp,
 						 u32 port_num,
@@ -552,9 +478,7 @@ static noinline void rdma_rwx_ctx_destroy_traced(struct rdma_rw_ctx *ctx,
  * @sg_cnt: entries in @sg, as passed to rdma_rwx_ctx_init()
  * @dir: direction, as passed to rdma_rwx_ctx_init()
  *
- * Returns the MRs to the QP's pool, frees the WRs and unmaps @sg.  The
- * context is marked dead, so a second destroy does nothing.  A signature
- * context is left alone: rdma_rwx_ctx_destroy_signature() releases it.
+ * A second destroy does nothing; a signature or bvec context is left alone.
  */
 void rdma_rwx_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			  u32 port_num, struct scatterlist *sg, u32 sg_cnt,

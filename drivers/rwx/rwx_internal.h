@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * rdma_rwx internals shared between the module's files.  The per-context
- * decisions are inline here so that rdma_rwx_ctx_init() makes them without
- * a call each; the exported functions in rwx_layout.c and rwx_ctx.c wrap
- * the same code for ULPs and tests.
+ * rdma_rwx internals; the per-context decisions are inline, so that
+ * rdma_rwx_ctx_init() makes them without calls.
  */
 #ifndef _RWX_INTERNAL_H
 #define _RWX_INTERNAL_H
@@ -21,11 +19,7 @@
 
 extern bool rdma_rwx_force_mr;
 
-/*
- * ctx->type: a base layout, with flags beside it.  A live context is
- * one of the four bases with any of the flags; anything else (DEAD, a
- * context never initialised) is not one.
- */
+/* ctx->type: a base layout and flags; anything else is not a live context. */
 enum rdma_rwx_ctx_type {
 	RDMA_RWX_CTX_SINGLE = 0x40,	/* one WR, SGE inline in the ctx */
 	RDMA_RWX_CTX_MULTI,		/* WRs and SGEs in one buffer */
@@ -40,7 +34,6 @@ enum rdma_rwx_ctx_type {
 #define RDMA_RWX_CTX_FLAGS \
 	(RDMA_RWX_CTX_CACHED | RDMA_RWX_CTX_BUILT | RDMA_RWX_CTX_BVEC)
 
-/* The base layout of a live context, else 0. */
 static inline u8 rdma_rwx_ctx_base(u8 type)
 {
 	u8 base = type & ~RDMA_RWX_CTX_FLAGS;
@@ -49,11 +42,7 @@ static inline u8 rdma_rwx_ctx_base(u8 type)
 		base : 0;
 }
 
-/*
- * What a bio_vec context that is not a single segment owns: the
- * scatterlist it built and mapped (rwx_bvec.c), in the bytes of the
- * context's union that the WR or op array pointers leave unused.
- */
+/* A multi-segment bio_vec context's list, in union bytes no pointer uses. */
 struct rdma_rwx_owned {
 	void *wrs_or_reg[2];		/* ctx->map, or ctx->reg */
 	struct scatterlist *sgl;
@@ -71,16 +60,10 @@ static inline struct rdma_rwx_owned *rdma_rwx_owned(struct rdma_rw_ctx *ctx)
 	return (struct rdma_rwx_owned *)&ctx->single;
 }
 
-/*
- * The buffers of rwx_bufcache.c: the WRs and SGEs of a context of up to
- * (RDMA_RWX_BUF_SIZE - 56) / 16 = 60 entries on one WR (240 KiB in pages).
- */
+/* rwx_bufcache.c's buffers: the WRs and SGEs of up to 60 entries on one WR. */
 #define RDMA_RWX_BUF_SIZE	1024
-#define RDMA_RWX_BUF_CACHE_DEPTH	16	/* per CPU, and one in its slot */
-/*
- * MR contexts of up to this many ops keep their op array in a cache
- * buffer; one with more ops never does (see rdma_rwx_init_mr_wrs()).
- */
+#define RDMA_RWX_BUF_CACHE_DEPTH	16	/* per CPU, plus its slot */
+/* MR contexts of up to this many ops keep their op array in a buffer. */
 #define RDMA_RWX_BUF_REGS \
 	(RDMA_RWX_BUF_SIZE / sizeof(struct rdma_rw_reg_ctx))
 void *rdma_rwx_buf_get(void);
@@ -90,11 +73,7 @@ void rdma_rwx_buf_cache_exit(void);
 unsigned int rdma_rwx_buf_cache_held(unsigned int cpu);
 void rdma_rwx_buf_cache_empty_local(void);
 
-/*
- * The buffer of a multi-entry SGE context, scatterlist or bvec: its
- * @nr_ops WRs, then its @nents SGEs; a cache buffer when it fits one
- * (*@cached), else kmalloc'd.  rdma_rwx_free_sge_wrs() gives it back.
- */
+/* @nr_ops WRs, then @nents SGEs: a cache buffer (*@cached) if they fit. */
 static inline struct ib_rdma_wr *
 rdma_rwx_alloc_sge_wrs(u32 nr_ops, u32 nents, bool *cached)
 {
@@ -116,10 +95,7 @@ static inline void rdma_rwx_free_sge_wrs(struct ib_rdma_wr *wrs, bool cached)
 /* Shared by the plain MR path (rwx_mr.c) and signature contexts. */
 int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held);
 
-/*
- * What a refused MR mapping returns: the driver's -ENOMEM as it is, any
- * other refusal -EINVAL (the list does not fit the MR).
- */
+/* A refused MR mapping: the driver's -ENOMEM as is, any other -EINVAL. */
 static inline int rdma_rwx_map_error(int err)
 {
 	return err == -ENOMEM ? -ENOMEM : -EINVAL;
@@ -157,11 +133,7 @@ static inline enum ib_wr_opcode rdma_rwx_sge_opcode(enum dma_data_direction dir)
 	return dir == DMA_TO_DEVICE ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 }
 
-/*
- * Every field of a WR, each stored once: the WR may sit in a reused buffer
- * (rwx_bufcache.c), and a memset() first (or a compound literal, which
- * gcc builds the same way) costs a rep stos.
- */
+/* Each field once: the WR may be reused, and a memset() costs a rep stos. */
 static inline void rdma_rwx_init_send_wr(struct ib_send_wr *wr,
 					 enum ib_wr_opcode opcode,
 					 struct ib_sge *sges, u32 nr_sge)
@@ -185,7 +157,6 @@ static inline void rdma_rwx_fill_wr(struct ib_rdma_wr *wr,
 	wr->rkey = rkey;
 }
 
-/* One DMA entry on the SGE path: the WR and its SGE inside the context. */
 static inline void rdma_rwx_init_single_wr(struct rdma_rw_ctx *ctx,
 					   struct ib_qp *qp, u64 addr,
 					   u32 length, u64 remote_addr,
@@ -204,12 +175,8 @@ static inline void rdma_rwx_init_single_wr(struct rdma_rw_ctx *ctx,
 }
 
 /*
- * The WRs of one registered MR, still unlinked: LOCAL_INV when the MR
- * still holds a valid key, the registration (@reg_opcode) and one RDMA
- * READ/WRITE of @length bytes through it; @iwarp: the port runs iWARP.
- * Inline in both callers (the plain MR path, signature contexts): out of
- * line its eight arguments put two on the stack.  Returns the number of
- * WRs.
+ * One MR's [LOCAL_INV,] registration and READ/WRITE, unlinked; returns the
+ * WR count.  Always inline: out of line, two of its 8 arguments are stacked.
  */
 static __always_inline int
 rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
@@ -243,7 +210,6 @@ rdma_rwx_fill_reg(struct rdma_rw_reg_ctx *reg, struct ib_mr *mr,
 	return count;
 }
 
-/* The first WR of an MR op: its LOCAL_INV, or its REG_MR. */
 static inline struct ib_send_wr *
 rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
 {
@@ -251,10 +217,6 @@ rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
 						      &reg->reg_wr.wr;
 }
 
-/*
- * Chain the MRs' WRs: each op's READ/WRITE leads to the next op's first.
- * Inline in both callers (the plain MR path, signature contexts).
- */
 static inline void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
 {
 	struct rdma_rw_reg_ctx *reg = ctx->reg;
@@ -271,10 +233,8 @@ static inline void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
 }
 
 /*
- * sg_next() inline: the per-entry loops take it once an entry, and the
- * call to lib/scatterlist.c's costs about as much as the rest of the
- * loop's body.  rdma_rwx_sg_step() is the same for an entry the caller
- * knows is not the last: no end check.
+ * sg_next() inline: its call costs about as much as a per-entry loop's
+ * body.  rdma_rwx_sg_step() omits the end check, for entries not last.
  */
 static inline struct scatterlist *rdma_rwx_sg_step(struct scatterlist *sg)
 {
@@ -290,15 +250,10 @@ static inline struct scatterlist *rdma_rwx_sg_next(struct scatterlist *sg)
 }
 
 /*
- * ib_dma_map_sg(), with the mapping of devices that do no DMA (rxe, siw,
- * rdmavt) inline: it stores each entry's kernel address, as
- * ib_dma_virt_map_sg() does, without that function's call and its
- * out-of-line sg_next() per entry.  Such devices need no unmapping.
- * With @bytes (a constant NULL or not, once inlined), the inline mapping
- * also sums the entries' lengths into *@bytes, or sets it to 0 when one
- * is empty, so that the MR path needs no walk of its own to learn them
- * (rdma_rwx_map_entries()); a device that does DMA sets it to 0.
- * @sg_cnt is at least 1 (the callers check).
+ * ib_dma_map_sg() with ib_dma_virt_map_sg() inline (rxe, siw, rdmavt),
+ * saving its call and a sg_next() call per entry.  With @bytes (constant
+ * once inlined), it sums the lengths for the MR path, sparing it a walk
+ * (0 if one is empty, or on a DMA device).  @sg_cnt >= 1.
  */
 static __always_inline int __rdma_rwx_dma_map_sg(struct ib_device *dev,
 						 struct scatterlist *sg,
@@ -339,10 +294,7 @@ static inline int rdma_rwx_dma_map_sg(struct ib_device *dev,
 	return __rdma_rwx_dma_map_sg(dev, sg, sg_cnt, dir, NULL);
 }
 
-/*
- * rdma_is_port_valid() in one compare for a device that is not a switch:
- * its ports are 1 to phys_port_cnt (a switch has port 0 only).
- */
+/* rdma_is_port_valid() in one compare; a switch has port 0 only. */
 static inline bool rdma_rwx_port_valid(struct ib_device *dev, u32 port_num)
 {
 	if (likely(!rdma_cap_ib_switch(dev)))
@@ -372,10 +324,7 @@ static inline void rdma_rwx_fill_caps(struct ib_qp *qp, u32 port_num,
 	caps->mr_pages = min_t(u32, mr_pages, RDMA_RWX_MAX_MR_PAGES);
 }
 
-/*
- * READs must land in registered memory on iWARP; MRs may also be faster
- * (max_sgl_rd), though never for a single entry.
- */
+/* iWARP READs need MRs; past max_sgl_rd entries they may be faster. */
 static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
 				     enum dma_data_direction dir, u32 nents)
 {
@@ -387,11 +336,8 @@ static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
 }
 
 /*
- * Whether a context on a device that does no DMA will likely take the MR
- * path, so that its mapping sums the lengths for it: what
- * rdma_rwx_needs_mr() says yes to but max_sgl_rd, which no such device
- * sets (rxe, siw, rdmavt).  A hint: a wrong answer costs a walk of the
- * list or a sum, never a wrong context.
+ * A hint to sum the lengths for the MR path: wrong costs a walk, never a
+ * wrong context.  No device without DMA sets max_sgl_rd.
  */
 static inline bool rdma_rwx_mr_likely(struct ib_device *dev, u32 port_num,
 				      enum dma_data_direction dir)
@@ -400,12 +346,7 @@ static inline bool rdma_rwx_mr_likely(struct ib_device *dev, u32 port_num,
 	       (dir == DMA_FROM_DEVICE && rdma_protocol_iwarp(dev, port_num));
 }
 
-/*
- * Whether one DMA entry takes the SGE path, read straight from the QP:
- * rdma_rwx_needs_mr() and rdma_rwx_layout_sge() for nents == 1, without
- * filling in the caps (the cost of the common case is what a ULP pays per
- * I/O).
- */
+/* One entry's path, straight from the QP: the common case fills no caps. */
 static inline bool rdma_rwx_single_sge(struct ib_qp *qp, u32 port_num,
 				       enum dma_data_direction dir)
 {
@@ -417,11 +358,7 @@ static inline bool rdma_rwx_single_sge(struct ib_qp *qp, u32 port_num,
 	       rdma_rwx_max_read_sge(qp);
 }
 
-/*
- * Pages ib_sg_to_pages() sets for [@start, @start + @len) when it starts
- * a new page there: every page the range touches, and one even for an
- * empty range.
- */
+/* Pages ib_sg_to_pages() sets for a range that starts a page: at least 1. */
 static inline u64 rdma_rwx_run_pages(u64 start, u64 len)
 {
 	u64 first = ALIGN_DOWN(start, PAGE_SIZE);

@@ -1,11 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * WR layout: which path a context takes and how its DMA entries spread
- * over RDMA READ/WRITE WRs and MRs.  A pure function of the device's
- * capabilities and the DMA addresses and lengths of the entries, kept
- * apart from DMA mapping, MRs and posting so it can be tested without a
- * device.
- */
+/* WR layout, apart from DMA and posting so that tests need no device. */
 
 #include <linux/align.h>
 #include <linux/export.h>
@@ -24,18 +18,7 @@
  * @pos: where the span starts; moved to where the next one starts
  * @span: filled in
  *
- * An MR maps whole pages, as ib_map_mr_sg() lays them out: the first
- * entry may start inside a page, an entry that starts where the previous
- * one ended inside a page shares that page, and any other boundary that
- * is not page-aligned on both sides is a gap one MR cannot cover.  A span
- * takes entries while their pages fit the budget, up to as many entries
- * as the budget has pages, and ends before a gap.  An entry that does
- * not fit is split on a page boundary, so a list without gaps whose
- * entries share no page needs DIV_ROUND_UP(P, budget) MRs for the P pages
- * it touches, which rdma_rwx_mr_factor() promises; entries that share
- * pages may need more, as one MR takes at most budget entries (ib_core's
- * bound).  A list ib_core can register is split exactly as ib_core
- * splits it.
+ * See Documentation/rdma_rwx.rst, "How the MR path splits a list".
  *
  * Return: 0, or -EINVAL (and @pos unchanged) when @pos has no entries
  * left, the budget is 0, or the span would take an empty entry.
@@ -61,14 +44,11 @@ int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
 		bool shared = false;
 		u64 need;
 
-		/*
-		 * ib_map_mr_sg() gives an empty entry a page of its own, which
-		 * moves the data of every entry after it.
-		 */
+		/* ib_map_mr_sg() would give it a page, moving later data. */
 		if (!len)
 			return -EINVAL;
 		if (last) {
-			/* Only a boundary aligned on both sides starts a page. */
+			/* Only a both-sides-aligned boundary starts a page. */
 			shared = !IS_ALIGNED(prev_end, PAGE_SIZE) ||
 				 !IS_ALIGNED(start, PAGE_SIZE);
 			if (shared && start != prev_end)
@@ -78,7 +58,7 @@ int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
 		if (need > room) {
 			if (!room)
 				break;
-			/* Fill the MR up to a page boundary inside this entry. */
+			/* Fill the MR up to a page boundary in this entry. */
 			span->last_len = ALIGN_DOWN(start, PAGE_SIZE) +
 					 ((u64)room + shared) * PAGE_SIZE - start;
 			span->length += span->last_len;
@@ -100,7 +80,6 @@ int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
 		sg = rdma_rwx_sg_next(sg);
 		off = 0;
 	}
-	/* The span ends with the whole of @last. */
 	pos->nents -= span->nents;
 	pos->sg = pos->nents ? rdma_rwx_sg_next(last) : NULL;
 	pos->offset = 0;
@@ -108,7 +87,6 @@ int rdma_rwx_next_mr_span(const struct rdma_rwx_caps *caps,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_next_mr_span, RDMA_RWX);
 
-/* The MR path's layout: one READ/WRITE WR per span. */
 static int rdma_rwx_layout_mr(const struct rdma_rwx_caps *caps,
 			      const struct rdma_rwx_pos *pos,
 			      struct rdma_rwx_layout *layout)
@@ -135,19 +113,13 @@ static int rdma_rwx_layout_mr(const struct rdma_rwx_caps *caps,
  * rdma_rwx_layout() - decide the WR layout of a READ/WRITE context
  * @caps: the device's and QP's capabilities (see rdma_rwx_qp_caps())
  * @dir: %DMA_TO_DEVICE for RDMA WRITE, %DMA_FROM_DEVICE for RDMA READ
- * @pos: the DMA-mapped entries to move, after skipping the offset (see
- *	rdma_rwx_sg_skip()); only the MR path reads their addresses
- * @layout: filled in with the SGE path layout, or the MR path layout
- *	when memory registration is needed (@layout->sge_fallback then says
- *	whether an empty MR pool may fall back to the SGE path)
+ * @pos: the DMA-mapped entries, past the offset (see rdma_rwx_sg_skip())
+ * @layout: filled in; @layout->sge_fallback: may a failed MR path use SGEs
  *
- * On the SGE path, each WR but the last gathers exactly the QP's SGE
- * limit of entries.  On the MR path, each WR uses one MR, split as
- * rdma_rwx_next_mr_span() says.
+ * See Documentation/rdma_rwx.rst, "Which path".
  *
- * Return: 0, or -EINVAL when @pos has no entries, @dir is not a transfer
- * direction, @caps has a zero SGE or page limit for the path taken, or
- * the MR path meets an empty entry.
+ * Return: 0, or -EINVAL for no entries, a bad @dir, a zero SGE or page
+ * limit for the path taken, or an empty entry on the MR path.
  */
 int rdma_rwx_layout(const struct rdma_rwx_caps *caps,
 		    enum dma_data_direction dir, const struct rdma_rwx_pos *pos,
@@ -166,12 +138,9 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_layout, RDMA_RWX);
 
 /**
  * rdma_rwx_sg_skip() - skip the DMA entries a byte offset covers
- * @pos: in: the first DMA-mapped entry, the mapped entries from it and a
- *	byte offset; out: the entry the offset falls in, the entries left
- *	from there and the offset into it
+ * @pos: the entries and a byte offset; moved to the entry the offset is in
  *
- * Unlike ib_core, an offset at or past the end of the list is an error,
- * not a walk off its end.  Zero-length entries are skipped.
+ * Zero-length entries are skipped.
  *
  * Return: 0, or -EINVAL (and @pos unchanged) when the offset is not
  * inside the list.

@@ -1,13 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * rdma_rwx: an RDMA READ/WRITE context engine for kernel ULPs.
- *
- * Module parameters and entry points.  The engine itself is in
- * rwx_layout.c (WR layout), rwx_ctx.c (contexts), rwx_mr.c (the MR
- * path), rwx_sig.c (signature contexts), rwx_bvec.c (contexts from
- * bio_vecs), rwx_qp.c (sizing), rwx_stats.c (counters), rwx_trace.c
- * (trace events) and rwx_bufcache.c (the buffers of small contexts).
- */
+/* rdma_rwx module parameters and entry points. */
 
 #include <linux/module.h>
 #include <rdma/rwx.h>

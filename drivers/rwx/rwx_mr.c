@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * The MR path: register a context's list into MRs from the QP's pool,
- * split as rdma_rwx_next_mr_span() says, build [LOCAL_INV,] REG_MR and
- * READ/WRITE for each, give the MRs back at destroy, and repair their
- * state when a post fails part-way.
- */
+/* The MR path: pool MRs per span, their release, repair after a failed post. */
 
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
@@ -24,12 +19,8 @@ static void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 
 /*
- * ib_map_mr_sg() of @n entries from @pos->offset on, given a private
- * first entry rather than its sg_offset, for the drivers not known to
- * honour sg_offset: siw and qedr build their page lists from the entries
- * alone and would place the data sg_offset bytes early, hns refuses an
- * offset not 128-byte aligned.  Out of line, so that the others pay for no
- * copy.
+ * A private first entry where sg_offset is mishandled (siw, qedr, hns; see
+ * Documentation/rdma_rwx.rst).  Out of line, so the others copy nothing.
  */
 static noinline int rdma_rwx_map_from_offset_copy(struct ib_mr *mr,
 						  const struct rdma_rwx_pos *pos,
@@ -46,11 +37,7 @@ static noinline int rdma_rwx_map_from_offset_copy(struct ib_mr *mr,
 	return ib_map_mr_sg(mr, head, n, NULL, PAGE_SIZE);
 }
 
-/*
- * Drivers whose map_mr_sg passes sg_offset to ib_sg_to_pages() (or its
- * equivalent) and so map from inside the first entry, as ib_core's own
- * rdma_rw_ctx relies on; checked in their 6.1 and 6.12 sources.
- */
+/* Drivers whose map_mr_sg honours sg_offset, per their 6.1 and 6.12 code. */
 static bool rdma_rwx_maps_sg_offset(const struct ib_device *dev)
 {
 	switch (dev->ops.driver_id) {
@@ -70,10 +57,8 @@ static bool rdma_rwx_maps_sg_offset(const struct ib_device *dev)
 }
 
 /*
- * ib_map_mr_sg() of @n entries from @pos->offset on; *@offset is that
- * offset, which ib_map_mr_sg() may change (a partial map says there where
- * it stopped).  The caller's own variable, so that no copy here needs a
- * stack slot (and a stack canary); inline, so that it needs no call.
+ * *@offset is the caller's, which ib_map_mr_sg() may move: a copy here
+ * would need a stack slot (and canary).  Inline, so that it needs no call.
  */
 static __always_inline int
 rdma_rwx_map_from_offset(struct ib_mr *mr, const struct rdma_rwx_pos *pos,
@@ -84,12 +69,7 @@ rdma_rwx_map_from_offset(struct ib_mr *mr, const struct rdma_rwx_pos *pos,
 	return ib_map_mr_sg(mr, pos->sg, n, offset, PAGE_SIZE);
 }
 
-/*
- * Give @mr exactly the bytes of @span.  Where the span starts inside its
- * first entry or ends inside its last, ib_map_mr_sg() is handed private
- * copies of those entries rather than its sg_offset, which some drivers
- * ignore (see rdma_rwx_map_from_offset_copy()).
- */
+/* Exactly @span's bytes; an entry it cuts is handed over as a copy. */
 static int rdma_rwx_map_span(struct ib_mr *mr,
 			     const struct rdma_rwx_mr_span *span)
 {
@@ -127,17 +107,10 @@ static int rdma_rwx_map_span(struct ib_mr *mr,
 }
 
 /*
- * The MR most lists get: the next min(entries left, budget) entries,
- * mapped whole, the way ib_core maps them.  Taken when none of them is
- * empty and the device maps them all into at most the budget's pages;
- * otherwise (a gap, an entry past the budget, an empty entry) the caller
- * maps the span rdma_rwx_next_mr_span() walks out instead.  Needs no walk
- * of its own beyond the one that finds the next entry, which ib_core makes
- * too; none at all when @bytes, the sum of the lengths of @pos's entries
- * (none empty), is known and they all fit.  Returns the number of entries
- * mapped (and moves @pos past them), 0 when the caller is to map the span
- * instead (@pos as it was), or the device's error (@pos->offset perhaps
- * changed by the driver: the caller gives up).
+ * Most lists' MR: the next min(entries, budget) entries mapped whole, as
+ * ib_core does.  Returns the entries mapped (@pos moved past them), 0 to
+ * map the walked span instead (@pos unchanged), or the device's error
+ * (the caller gives up).
  */
 static int rdma_rwx_map_entries(struct ib_mr *mr,
 				const struct rdma_rwx_caps *caps,
@@ -180,11 +153,7 @@ static int rdma_rwx_map_entries(struct ib_mr *mr,
 	return n;
 }
 
-/*
- * The span rdma_rwx_next_mr_span() walks out from @pos, mapped into @mr;
- * @pos moves past it.  Returns 0 or -errno.  Out of line: only lists with
- * gaps, entries past an MR's budget or empty entries come here.
- */
+/* Out of line: only gaps, entries past the budget or empty ones come here. */
 static noinline int rdma_rwx_map_walked_span(struct ib_mr *mr,
 					     const struct rdma_rwx_caps *caps,
 					     struct rdma_rwx_pos *pos)
@@ -203,14 +172,9 @@ static noinline int rdma_rwx_map_walked_span(struct ib_mr *mr,
 }
 
 /*
- * @pool of @qp had no MR for a context that holds @held MRs of @qp: -EAGAIN
- * while another context holds any MR of @qp (it will come back; an MR
- * back in @pool since the miss counts too), -ENOSPC when none does, as
- * then this context holds all of @pool, which never grows, and a retry
- * can never succeed.  qp->mrs_used counts both pools' MRs, whose sizes
- * the engine does not know (a ULP may add MRs to either), so a context
- * that can never fit waits for the other pool's contexts before it gets
- * -ENOSPC: late, never wrong.
+ * @pool was empty: -EAGAIN while another context holds an MR of @qp (or
+ * @pool refilled), else -ENOSPC.  mrs_used counts both pools, so the other
+ * pool's contexts may delay -ENOSPC: late, never wrong.
  */
 int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held)
 {
@@ -223,11 +187,7 @@ int rdma_rwx_pool_short(struct ib_qp *qp, struct list_head *pool, u32 held)
 	return others ? -EAGAIN : -ENOSPC;
 }
 
-/*
- * Register the next span of @pos into one pool MR, move @pos past it and
- * fill in its WRs, [LOCAL_INV,] REG_MR and READ/WRITE, still unlinked.
- * Returns the number of WRs.
- */
+/* The next span of @pos in one pool MR, and its WRs; returns their number. */
 static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 				const struct rdma_rwx_caps *caps,
 				struct rdma_rwx_pos *pos, u64 bytes,
@@ -254,7 +214,6 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	return count;
 }
 
-/* Room for one more op in ctx->reg, which holds @room ops. */
 static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
 {
 	struct rdma_rw_reg_ctx *reg;
@@ -269,12 +228,7 @@ static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
 	return 0;
 }
 
-/*
- * Free the op array of an MR context with @nr_ops ops.  Arrays of up to
- * RDMA_RWX_BUF_REGS ops are cache buffers: rdma_rwx_init_mr_wrs() takes
- * one whenever the list may fit, and an array that grows past it is
- * reallocated by kmalloc.
- */
+/* A cache buffer when @nr_ops fits one; larger arrays are kmalloc'd. */
 static void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
 {
 	if (nr_ops <= RDMA_RWX_BUF_REGS)
@@ -284,13 +238,9 @@ static void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
 }
 
 /*
- * MR path: one fast-registered MR per READ/WRITE WR, split as
- * rdma_rwx_next_mr_span() says.  The op array is sized for a list of
- * whole pages (a cache buffer when that fits one) and grows for lists
- * that need more MRs; the WRs are linked once all ops are in place, since
- * growing moves them.  Kept out of line: its stack frame would otherwise
- * weigh on every SGE-path context (and folded into rdma_rwx_init_wrs() it
- * was measured to cost the MR path more in spills than the call saves).
+ * The op array grows for lists that need more MRs, so the WRs are linked
+ * last.  Out of line: inlined, its frame weighs on every SGE context, and
+ * it measured more in spills than the call saves.
  */
 noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				  const struct rdma_rwx_caps *caps,
@@ -318,7 +268,7 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		ret = 0;
 		if (op == room) {
 			ret = rdma_rwx_grow_reg(ctx, &room);
-			cached = false;		/* reallocated, or freed below */
+			cached = false;		/* realloc'd, or freed below */
 		}
 		if (!ret)
 			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
@@ -346,7 +296,6 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	return count;
 }
 
-/* Destroy's part of an MR context: its MRs back, its op array freed. */
 void rdma_rwx_release_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp)
 {
 	rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
@@ -354,12 +303,9 @@ void rdma_rwx_release_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp)
 }
 
 /*
- * ib_post_send() stopped at @bad_wr.  An MR whose REG_MR never reached the
- * device gets back the key it had (rdma_rwx_ctx_wrs() bumped it) and is
- * marked as the device holds it: valid if its LOCAL_INV was not posted
- * either, free if it was.  An MR registered without its READ/WRITE stays
- * valid, even where that READ would have invalidated it.  So the next
- * context to use it invalidates exactly what the device holds.
+ * Post stopped at @bad_wr: an MR whose REG_MR was not posted gets its old
+ * key back, valid unless its LOCAL_INV was posted; one registered without
+ * its READ/WRITE stays valid.  So the next user invalidates the right key.
  */
 void rdma_rwx_unpost(struct rdma_rw_ctx *ctx, const struct ib_send_wr *bad_wr)
 {

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * Sizing helpers: how many MRs and send WRs a ULP's contexts need, so it
- * can size its QP and CQs before creating them.
- */
+/* Sizing helpers: the MRs and send WRs a ULP's contexts need. */
 
 #include <linux/overflow.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 
-/* Whether contexts on this port may take the MR path at all. */
 static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
 {
 	return rdma_rwx_force_mr || rdma_protocol_iwarp(dev, port_num) ||
@@ -23,14 +19,10 @@ static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
  * @maxpages: payload pages one context moves at most
  * @create_flags: the QP's create flags (%IB_QP_CREATE_INTEGRITY_EN counts)
  *
- * As rdma_rwx_mr_factor(), for the QP the ULP will create: where
- * contexts may take the MR path, the MRs of a QP with integrity enabled
- * (its plain pool and its signature pool alike) map the device's
- * max_pi_fast_reg_page_list_len pages, which may be fewer than other MRs
- * map.  A signature context always needs one MR.
+ * As rdma_rwx_mr_factor(); both MR pools of a QP with integrity map only
+ * max_pi_fast_reg_page_list_len pages.  A signature context needs one MR.
  *
- * Return: the number of MRs (on the MR path) or READ WRs (on the SGE
- * path) needed to move @maxpages pages.
+ * Return: MRs (MR path) or READ WRs (SGE path) to move @maxpages pages.
  */
 unsigned int rdma_rwx_qp_mr_factor(struct ib_device *device, u32 port_num,
 				   unsigned int maxpages, u32 create_flags)
@@ -57,14 +49,10 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_qp_mr_factor, RDMA_RWX);
  * @port_num: port the connection is bound to
  * @maxpages: payload pages one context moves at most
  *
- * ULPs multiply their context count by this to size max_rdma_ctxs and
- * their send queues.  A device that reports a zero page or SGE limit is
- * counted as one page per MR, never divided by; unlike ib_core's, the
- * result is right up to UINT_MAX pages.  For a QP with integrity enabled
- * use rdma_rwx_qp_mr_factor().
+ * A zero device limit counts as 1; right up to UINT_MAX pages, unlike
+ * ib_core's.  For a QP with integrity see rdma_rwx_qp_mr_factor().
  *
- * Return: the number of MRs (on the MR path) or READ WRs (on the SGE
- * path) needed to move @maxpages pages.
+ * Return: MRs (MR path) or READ WRs (SGE path) to move @maxpages pages.
  */
 unsigned int rdma_rwx_mr_factor(struct ib_device *device, u32 port_num,
 				unsigned int maxpages)
@@ -90,9 +78,8 @@ static unsigned int rdma_rwx_wrs_per_op(struct ib_device *dev, u32 port_num,
  * @max_rdma_ctxs: number of contexts in flight at once
  * @create_flags: QP create flags (IB_QP_CREATE_INTEGRITY_EN counts)
  *
- * Return: the send queue entries @max_rdma_ctxs contexts need, counting
- * REG_MR and LOCAL_INV WRs where the device uses MRs; UINT_MAX when the
- * product overflows.
+ * Return: the send queue entries the contexts need, REG_MR and LOCAL_INV
+ * included where MRs may be used; UINT_MAX on overflow.
  */
 unsigned int rdma_rwx_max_send_wr(struct ib_device *device, u32 port_num,
 				  unsigned int max_rdma_ctxs, u32 create_flags)
@@ -114,16 +101,13 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_max_send_wr, RDMA_RWX);
  * @attr: the ULP's attributes: cap.max_send_wr holds the ULP's own send
  *	WRs and cap.max_rdma_ctxs its contexts in flight
  *
- * Sets @attr->port_num and clamps cap.max_send_sge to the device.
- * ib_create_qp() then adds the contexts' WRs to cap.max_send_wr and
- * silently clamps the sum to the device's limit; this helper instead
- * tells the ULP up front whether the send queue it needs exists.
+ * Sets @attr->port_num and clamps cap.max_send_sge.  ib_create_qp() adds
+ * the contexts' WRs to cap.max_send_wr and silently clamps the sum.
  *
- * Return: the send queue depth ib_create_qp() will give the QP (for
- * sizing the send CQ); -EINVAL for a NULL @device or @attr or an invalid
- * @port_num; -EOPNOTSUPP when @attr asks for %IB_QP_CREATE_INTEGRITY_EN on
- * a device without integrity handover; -EOVERFLOW when the depth does not fit in 32 bits; -ERANGE
- * when it exceeds the device's max_qp_wr.
+ * Return: the send queue depth ib_create_qp() will give the QP; -EINVAL
+ * for a NULL pointer or an invalid @port_num; -EOPNOTSUPP for integrity
+ * on a device without integrity handover; -EOVERFLOW when the depth does
+ * not fit in 32 bits; -ERANGE when it exceeds the device's max_qp_wr.
  */
 int rdma_rwx_init_qp_attr(struct ib_device *device, u32 port_num,
 			  struct ib_qp_init_attr *attr)

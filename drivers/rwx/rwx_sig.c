@@ -1,11 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * Signature (T10-PI) contexts: one integrity MR from the QP's sig_mrs
- * pool maps the data and the protection information together, and the
- * device inserts, strips or checks PI as the transfer crosses it.  The WR
- * chain is [LOCAL_INV,] REG_MR_INTEGRITY, RDMA READ/WRITE; it is built and
- * posted by rdma_rwx_ctx_wrs() / rdma_rwx_ctx_post() like any other.
- */
+/* Signature (T10-PI) contexts: one integrity MR maps data and PI. */
 
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -35,7 +29,6 @@ static bool rdma_rwx_sig_domain_valid(const struct ib_sig_domain *domain)
 	}
 }
 
-/* At least one domain carries PI, and both describe what T10 defines. */
 static bool rdma_rwx_sig_attrs_valid(const struct ib_sig_attrs *attrs)
 {
 	return rdma_rwx_sig_domain_valid(&attrs->mem) &&
@@ -71,10 +64,7 @@ static int rdma_rwx_sig_check_args(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	return 0;
 }
 
-/*
- * Take an integrity MR, give it @sig_attrs and both lists, and fill in
- * the context's WRs.  Returns the number of WRs.
- */
+/* An integrity MR for both lists, and its WRs; returns their number. */
 static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				 u32 port_num, struct scatterlist *sg, u32 nents,
 				 struct scatterlist *prot_sg, u32 prot_nents,
@@ -98,10 +88,7 @@ static int rdma_rwx_sig_init_reg(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		return rdma_rwx_pool_short(qp, &qp->sig_mrs, 0);
 	}
 
-	/*
-	 * The driver maps both lists by these attributes and reports the PI
-	 * bytes it placed in meta_length.  ib_core's page size for PI MRs.
-	 */
+	/* The driver sets meta_length; SZ_4K is ib_core's page size for PI. */
 	*mr->sig_attrs = *sig_attrs;
 	count = ib_map_mr_sg_pi(mr, sg, nents, NULL, prot_sg, prot_nents, NULL,
 				SZ_4K);
@@ -150,28 +137,16 @@ out_put:
  * @rkey: remote key to operate on
  * @dir: %DMA_TO_DEVICE for RDMA WRITE, %DMA_FROM_DEVICE for RDMA READ
  *
- * Maps @sg and @prot_sg for DMA and registers both into one integrity MR
- * from the QP's signature pool, with a copy of @sig_attrs.  The chain
- * that rdma_rwx_ctx_wrs() then returns is LOCAL_INV (when the MR still
- * holds a valid key), REG_MR_INTEGRITY and one RDMA READ or WRITE through
- * the MR; its length leaves out the PI when the wire domain carries none.
- * After the transfer completes, the ULP reads the outcome of the checks
- * with ib_check_mr_status(ctx->reg->mr, IB_MR_CHECK_SIG_STATUS, ...), and
- * then releases the context with rdma_rwx_ctx_destroy_signature().
+ * Registers both lists in one integrity MR.  After completion, check
+ * ib_check_mr_status() before the destroy; see Documentation/rdma_rwx.rst,
+ * "Signature (T10-PI) contexts".
  *
  * Context: process context; may sleep.
- * Return: the number of WRs the context will post, or
- * -EINVAL for a NULL @ctx, @qp, @sg or @sig_attrs, an @sg_cnt of 0, a
- * @prot_sg_cnt without @prot_sg, an invalid @dir or @port_num, signature
- * domains that are both NONE or not valid T10-DIF (interval 512 or 4096,
- * CRC or IP-checksum guard), lists that one integrity MR cannot map (more
- * entries than its page list, or refused by the device);
- * -EOPNOTSUPP when @qp was not created with integrity (which needs a
- * device with integrity handover); -ENOMEM when the DMA mapping or an
- * allocation fails, or the device's mapping of the lists does; -EAGAIN
- * when the QP's signature pool is empty for now; -ENOSPC when it has no
- * MR at all.  On error nothing stays mapped or
- * taken from the pool.
+ * Return: the number of WRs the context will post; -EINVAL for bad
+ * arguments or domains, or lists one integrity MR cannot map; -EOPNOTSUPP
+ * when @qp has no integrity; -ENOMEM when mapping or allocation fails;
+ * -EAGAIN when the signature pool is empty for now; -ENOSPC when it has
+ * no MR at all.  On error nothing stays mapped or taken from the pool.
  */
 int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				u32 port_num, struct scatterlist *sg,
@@ -207,7 +182,7 @@ int rdma_rwx_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    prot_nents ? prot_sg : NULL, prot_nents,
 				    sig_attrs, remote_addr, rkey, dir);
 	if (ret >= 0) {
-		/* counted by rdma_rwx_sig_init_reg(); the event a NOP when off */
+		/* counted by rdma_rwx_sig_init_reg(); the event a NOP if off */
 		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, ret, false);
 		return ret;
 	}
@@ -233,14 +208,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_signature_init, RDMA_RWX);
  * @prot_sg_cnt: entries in @prot_sg, as passed at init
  * @dir: direction, as passed at init
  *
- * Returns the integrity MR to the QP's signature pool, frees the context's
- * WRs and unmaps both lists.  Once its chain was handed out, the MR's
- * signature status is read (and so cleared) first: check it before
- * destroying the context.  The context is marked dead: a second
- * destroy does nothing.  A context that is not a live signature context
- * (a plain one, or a dead one) is left alone; a plain context is released
- * with rdma_rwx_ctx_destroy(), which in turn leaves signature contexts
- * alone.
+ * Reads (so clears) the MR's signature status once its chain was handed
+ * out: check it before.  A dead or plain context is left alone.
  */
 void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    u32 port_num, struct scatterlist *sg,
@@ -258,10 +227,8 @@ void rdma_rwx_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (trace_rwx_ctx_destroy_enabled())
 		rdma_rwx_trace_destroy(dev, port_num, ctx, sg_cnt);
 	/*
-	 * mlx5 refuses to register an integrity MR again until its status
-	 * was read since the last registration; a ULP reads it only after a
-	 * successful transfer.  Read it here, so that an MR whose chain
-	 * failed, or was posted only in part, does not block its pool.
+	 * mlx5 registers an integrity MR again only once its status was read,
+	 * which ULPs do only after a good transfer: a failed chain would block.
 	 */
 	if (ctx->type & RDMA_RWX_CTX_BUILT)
 		ib_check_mr_status(ctx->reg->mr, IB_MR_CHECK_SIG_STATUS, &st);
