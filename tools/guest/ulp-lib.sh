@@ -205,20 +205,21 @@ wait_scsi_disk() {
 	say "disk $dev: $(cat "$sys/size") sectors, $(cat "$sys/device/vendor") $(cat "$sys/device/model")"
 }
 
-# fio_run WHAT JOB...: one fio process running the JOBs (each "--name=NAME
+# fio_run JOB...: one fio process running the JOBs (each "--name=NAME
 # OFFSET_MB FIO-ARGS..." as one word list, split on spaces) one after the
 # other (stonewall), with crc32c verification on $FIO_TARGET (a block
 # device or a file), $SIZE_MB per job unless its args set --size.  One
 # process for several jobs: under TCG each fio start (64 shared libraries)
 # costs 2-3 s of a guest's time.
 fio_run() {
-	local what=$1 job name off args=() out
-	shift
+	local job name off args=() names=() what out
 	for job in "$@"; do
 		read -r name off _ <<< "$job"
 		# shellcheck disable=SC2206  # the job's own arguments, split
 		args+=($name --stonewall --offset="${off}M" --size="${SIZE_MB}M" ${job#"$name $off"})
+		names+=("${name#--name=}")
 	done
+	what=${names[*]}
 	say "fio $what"
 	if ! out=$(fio --filename="$FIO_TARGET" --direct=1 --ioengine=libaio --verify=crc32c \
 			--verify_fatal=1 --do_verify=1 --group_reporting "${args[@]}" 2>&1); then
@@ -226,16 +227,6 @@ fio_run() {
 		die "fio $what"
 	fi
 	printf '%s\n' "$out" | grep -E '^\s+(read|write):|err=' | sed "s/^ */$RWX_LOG_PREFIX:   /"
-}
-
-# job_names JOB...: the names of fio_run's JOBs, space-separated.
-job_names() {
-	local job names=()
-	for job in "$@"; do
-		job=${job#--name=}
-		names+=("${job%% *}")
-	done
-	echo "${names[*]}"
 }
 
 # fio_verify_set: the data jobs every block ULP runs, over 6 * SIZE_MB:
@@ -261,11 +252,11 @@ fio_verify_set() {
 	# A job on every CPU at once, each bound to its own and writing its own
 	# region: the target's contexts set up and torn down on every CPU.
 	jobs+=("--name=every-cpu $((4 * SIZE_MB)) --rw=randwrite --bsrange=4k-256k --iodepth=8 --numjobs=$ncpu --offset_increment=${SIZE_MB}M --cpus_allowed=0-$((ncpu - 1)) --cpus_allowed_policy=split")
-	fio_run "$(job_names "${jobs[@]}")" "${jobs[@]}"
+	fio_run "${jobs[@]}"
 	say "fio every-cpu: $ncpu jobs, one on each CPU, verified"
 	# What seq-128k wrote, read back in a new fio run: the data survived.
 	[ -n "$full" ] &&
-		fio_run seq-128k-reread "--name=seq-128k-reread $SIZE_MB --rw=write --bs=128k --iodepth=8 --verify_only"
+		fio_run "--name=seq-128k-reread $SIZE_MB --rw=write --bs=128k --iodepth=8 --verify_only"
 	return 0
 }
 
