@@ -300,8 +300,7 @@ void rdma_rwx_ctx_destroy_bvec(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (base == RDMA_RWX_CTX_SINGLE) {
 		ib_dma_unmap_page(dev, ctx->single.sge.addr,
 				  ctx->single.sge.length,
-				  ctx->single.wr.wr.opcode == IB_WR_RDMA_WRITE ?
-				  DMA_TO_DEVICE : DMA_FROM_DEVICE);
+				  rdma_rwx_wr_dir(&ctx->single.wr.wr));
 		ctx->type = RDMA_RWX_CTX_DEAD;
 		rdma_rwx_count(dev, RWX_CNT_DESTROY);
 		return;

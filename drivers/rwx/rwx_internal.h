@@ -133,6 +133,13 @@ static inline enum ib_wr_opcode rdma_rwx_sge_opcode(enum dma_data_direction dir)
 	return dir == DMA_TO_DEVICE ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 }
 
+/* A READ/WRITE WR's data direction (READ with invalidate too). */
+static inline enum dma_data_direction
+rdma_rwx_wr_dir(const struct ib_send_wr *wr)
+{
+	return wr->opcode == IB_WR_RDMA_WRITE ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
 /* Each field once: the WR may be reused, and a memset() costs a rep stos. */
 static inline void rdma_rwx_init_send_wr(struct ib_send_wr *wr,
 					 enum ib_wr_opcode opcode,

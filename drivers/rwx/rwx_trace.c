@@ -22,8 +22,7 @@ static void rdma_rwx_reg_info(const struct rdma_rw_ctx *ctx,
 			3 : 2;
 	}
 	info->sges = ctx->nr_ops;
-	info->dir = ctx->reg[0].wr.wr.opcode == IB_WR_RDMA_WRITE ?
-		DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	info->dir = rdma_rwx_wr_dir(&ctx->reg[0].wr.wr);
 }
 
 /*
@@ -45,8 +44,7 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 		info->path = RWX_PATH_SGE_SINGLE;
 		info->bytes = ctx->single.sge.length;
 		info->sges = 1;
-		info->dir = ctx->single.wr.wr.opcode == IB_WR_RDMA_WRITE ?
-			DMA_TO_DEVICE : DMA_FROM_DEVICE;
+		info->dir = rdma_rwx_wr_dir(&ctx->single.wr.wr);
 		info->wrs = 1;
 		break;
 	case RDMA_RWX_CTX_MULTI:
@@ -58,8 +56,7 @@ void rdma_rwx_ctx_info(const struct rdma_rw_ctx *ctx,
 			info->bytes += last->wr.sg_list[i].length;
 		info->sges = (ctx->nr_ops - 1) * ctx->map.wrs[0].wr.num_sge +
 			     last->wr.num_sge;
-		info->dir = last->wr.opcode == IB_WR_RDMA_WRITE ?
-			DMA_TO_DEVICE : DMA_FROM_DEVICE;
+		info->dir = rdma_rwx_wr_dir(&last->wr);
 		info->wrs = ctx->nr_ops;
 		break;
 	case RDMA_RWX_CTX_MR:
