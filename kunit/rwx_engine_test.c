@@ -453,6 +453,68 @@ static void rwx_engine_sgl_rd(struct kunit *test)
 }
 
 /*
+ * The one MR policy: its rules on given inputs, then on the device, asked
+ * as the single-entry check and the sizing ask it (iwarp -1), agreeing
+ * with the answer from the QP's capabilities.
+ */
+static void rwx_engine_mr_policy(struct kunit *test)
+{
+	static const struct {
+		bool force_mr;
+		int iwarp;
+		u32 max_sgl_rd, nents;
+		enum dma_data_direction dir;
+		enum rdma_rwx_mr_need want;
+	} rules[] = {
+		{ true, 0, 0, 1, DMA_TO_DEVICE, RDMA_RWX_MR_REQUIRED },
+		{ true, 1, 4, 8, DMA_FROM_DEVICE, RDMA_RWX_MR_REQUIRED },
+		{ false, 0, 0, 1000, DMA_TO_DEVICE, RDMA_RWX_MR_NO },
+		{ false, 1, 0, 5, DMA_TO_DEVICE, RDMA_RWX_MR_NO },
+		{ false, 1, 0, 1, DMA_FROM_DEVICE, RDMA_RWX_MR_REQUIRED },
+		{ false, 1, 4, 8, DMA_FROM_DEVICE, RDMA_RWX_MR_REQUIRED },
+		{ false, 0, 4, 4, DMA_FROM_DEVICE, RDMA_RWX_MR_NO },
+		{ false, 0, 4, 5, DMA_FROM_DEVICE, RDMA_RWX_MR_PREFERRED },
+		{ false, 0, 4, 5, DMA_TO_DEVICE, RDMA_RWX_MR_NO },
+		{ false, 0, 0, U32_MAX, DMA_FROM_DEVICE, RDMA_RWX_MR_NO },
+	};
+	static const enum dma_data_direction dirs[] = { DMA_TO_DEVICE,
+							DMA_FROM_DEVICE };
+	static const u32 nents[] = { 1, 4, 5, 300 };
+	struct rwx_rw_fixture *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	struct ib_device *dev;
+	u32 port;
+	int d, i;
+
+	for (i = 0; i < ARRAY_SIZE(rules); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    __rdma_rwx_mr_need(rules[i].force_mr,
+						       rules[i].iwarp, NULL, 0,
+						       rules[i].max_sgl_rd,
+						       rules[i].dir,
+						       rules[i].nents),
+				    rules[i].want, "rule %d", i);
+
+	rwx_rw_ready(test);
+	dev = ctx->conn.device;
+	port = rwx_port(test);
+	rdma_rwx_qp_caps(rwx_qp(test), port, &caps);
+	KUNIT_EXPECT_EQ(test, caps.iwarp, rdma_protocol_iwarp(dev, port));
+	for (d = 0; d < ARRAY_SIZE(dirs); d++) {
+		for (i = 0; i < ARRAY_SIZE(nents); i++)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    __rdma_rwx_mr_need(caps.force_mr, -1,
+							       dev, port,
+							       caps.max_sgl_rd,
+							       dirs[d], nents[i]),
+					    rdma_rwx_mr_need(&caps, dirs[d],
+							     nents[i]),
+					    "%s dir %d, %u entries", dev->name,
+					    dirs[d], nents[i]);
+	}
+}
+
+/*
  * The sizing helpers agree with ib_core's where ib_core is right, and
  * report what ib_core gets wrong or silently clamps.
  */
@@ -575,7 +637,7 @@ static void rwx_counts_expect_init(struct rwx_counts *c,
 				   enum dma_data_direction dir,
 				   const struct rdma_rw_ctx *rw)
 {
-	if (rdma_rwx_needs_mr(caps, dir, n)) {
+	if (rdma_rwx_mr_need(caps, dir, n)) {
 		c->d[RWX_CNT_INIT_MR]++;
 		c->d[RWX_CNT_MRS] += rw->nr_ops;
 	} else {
@@ -608,7 +670,7 @@ static void rwx_counters_context(struct kunit *test, struct rwx_counts *c,
 				0, ctx->remote_dma,
 				ctx->conn.pd->unsafe_global_rkey, dir);
 	KUNIT_ASSERT_GT(test, ret, 0);
-	if (rdma_rwx_needs_mr(&caps, dir, n))
+	if (rdma_rwx_mr_need(&caps, dir, n))
 		KUNIT_EXPECT_EQ(test, rw.nr_ops, 1U);	/* n pages fit one MR */
 	rwx_counts_expect_init(c, &caps, n, dir, &rw);
 	rwx_counts_check(test, c, dir == DMA_TO_DEVICE ? "init WRITE" : "init READ");
@@ -759,7 +821,7 @@ static void rwx_engine_counters(struct kunit *test)
 #endif
 
 	rwx_engine_pages(test, 2);
-	if (rdma_rwx_needs_mr(&caps, DMA_FROM_DEVICE, 2)) {
+	if (rdma_rwx_mr_need(&caps, DMA_FROM_DEVICE, 2)) {
 		/* Eight contexts empty the pool: the ninth gets -EAGAIN. */
 		for (i = 0; i < 8; i++)
 			KUNIT_ASSERT_GT(test,
@@ -937,6 +999,7 @@ static struct kunit_case rwx_engine_cases[] = {
 	KUNIT_CASE_PARAM(rwx_engine_sgl_rd, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_alloc_fail, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_buf_cache, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_engine_mr_policy, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_sizing, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_counters, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_engine_counters_tdev, rwx_test_tdev_gen_params),

@@ -390,7 +390,7 @@ static void rwx_smp_tally_init(struct rwx_smp_worker *w,
 		rwx_smp_fail(w, -EINVAL, "a live context of type %#x", rw->type);
 		return;
 	}
-	if (!mr && rdma_rwx_needs_mr(&w->env->caps, dir, l->nents))
+	if (!mr && rdma_rwx_mr_need(&w->env->caps, dir, l->nents))
 		v[RWX_CNT_SGE_FALLBACK]++;
 	if (l->bvec)
 		v[RWX_CNT_INIT_BVEC]++;

@@ -331,15 +331,42 @@ static inline void rdma_rwx_fill_caps(struct ib_qp *qp, u32 port_num,
 	caps->mr_pages = min_t(u32, mr_pages, RDMA_RWX_MAX_MR_PAGES);
 }
 
-/* iWARP READs need MRs; past max_sgl_rd entries they may be faster. */
-static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
-				     enum dma_data_direction dir, u32 nents)
+enum rdma_rwx_mr_need {
+	RDMA_RWX_MR_NO,
+	RDMA_RWX_MR_PREFERRED,	/* a failed MR path falls back to SGEs */
+	RDMA_RWX_MR_REQUIRED,
+};
+
+/*
+ * The one MR policy, for every context and for sizing: force_mr, and an
+ * iWARP READ (its sink must be an MR with remote write access), require
+ * MRs; a READ past max_sgl_rd entries prefers them (0: no such limit).
+ * @iwarp < 0 asks @dev, and only for a READ.
+ */
+static __always_inline enum rdma_rwx_mr_need
+__rdma_rwx_mr_need(bool force_mr, int iwarp, struct ib_device *dev,
+		   u32 port_num, u32 max_sgl_rd, enum dma_data_direction dir,
+		   u32 nents)
 {
-	if (caps->force_mr)
-		return true;
+	if (force_mr)
+		return RDMA_RWX_MR_REQUIRED;
 	if (dir != DMA_FROM_DEVICE)
-		return false;
-	return caps->iwarp || (caps->max_sgl_rd && nents > caps->max_sgl_rd);
+		return RDMA_RWX_MR_NO;
+	if (iwarp < 0)
+		iwarp = rdma_protocol_iwarp(dev, port_num);
+	if (iwarp)
+		return RDMA_RWX_MR_REQUIRED;
+	if (max_sgl_rd && nents > max_sgl_rd)
+		return RDMA_RWX_MR_PREFERRED;
+	return RDMA_RWX_MR_NO;
+}
+
+static inline enum rdma_rwx_mr_need
+rdma_rwx_mr_need(const struct rdma_rwx_caps *caps, enum dma_data_direction dir,
+		 u32 nents)
+{
+	return __rdma_rwx_mr_need(caps->force_mr, caps->iwarp, NULL, 0,
+				  caps->max_sgl_rd, dir, nents);
 }
 
 /*
@@ -349,20 +376,18 @@ static inline bool rdma_rwx_needs_mr(const struct rdma_rwx_caps *caps,
 static inline bool rdma_rwx_mr_likely(struct ib_device *dev, u32 port_num,
 				      enum dma_data_direction dir)
 {
-	return rdma_rwx_force_mr ||
-	       (dir == DMA_FROM_DEVICE && rdma_protocol_iwarp(dev, port_num));
+	return __rdma_rwx_mr_need(rdma_rwx_force_mr, -1, dev, port_num, 0,
+				  dir, 0);
 }
 
 /* One entry's path, straight from the QP: the common case fills no caps. */
 static inline bool rdma_rwx_single_sge(struct ib_qp *qp, u32 port_num,
 				       enum dma_data_direction dir)
 {
-	if (rdma_rwx_force_mr)
-		return false;
-	if (dir == DMA_TO_DEVICE)
-		return qp->max_write_sge;
-	return !rdma_protocol_iwarp(qp->pd->device, port_num) &&
-	       rdma_rwx_max_read_sge(qp);
+	return !__rdma_rwx_mr_need(rdma_rwx_force_mr, -1, qp->pd->device,
+				   port_num, 0, dir, 1) &&
+	       (dir == DMA_TO_DEVICE ? qp->max_write_sge :
+				       rdma_rwx_max_read_sge(qp));
 }
 
 /* Pages ib_sg_to_pages() sets for a range that starts a page: at least 1. */
@@ -371,13 +396,6 @@ static inline u64 rdma_rwx_run_pages(u64 start, u64 len)
 	u64 first = ALIGN_DOWN(start, PAGE_SIZE);
 
 	return max_t(u64, 1, (start + len - first + PAGE_SIZE - 1) >> PAGE_SHIFT);
-}
-
-/* Whether a context that wanted MRs may do without when the pool is dry. */
-static inline bool rdma_rwx_sge_fallback(const struct rdma_rwx_caps *caps,
-					 enum dma_data_direction dir)
-{
-	return !caps->force_mr && !(caps->iwarp && dir == DMA_FROM_DEVICE);
 }
 
 static inline u32 rdma_rwx_mr_budget(const struct rdma_rwx_caps *caps)

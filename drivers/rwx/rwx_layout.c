@@ -125,11 +125,14 @@ int rdma_rwx_layout(const struct rdma_rwx_caps *caps,
 		    enum dma_data_direction dir, const struct rdma_rwx_pos *pos,
 		    struct rdma_rwx_layout *layout)
 {
+	enum rdma_rwx_mr_need need;
+
 	if (!pos->nents || (dir != DMA_TO_DEVICE && dir != DMA_FROM_DEVICE))
 		return -EINVAL;
 
-	if (rdma_rwx_needs_mr(caps, dir, pos->nents)) {
-		layout->sge_fallback = rdma_rwx_sge_fallback(caps, dir);
+	need = rdma_rwx_mr_need(caps, dir, pos->nents);
+	if (need != RDMA_RWX_MR_NO) {
+		layout->sge_fallback = need == RDMA_RWX_MR_PREFERRED;
 		return rdma_rwx_layout_mr(caps, pos, layout);
 	}
 	return rdma_rwx_layout_sge(caps, dir, pos->nents, layout);

@@ -6,10 +6,12 @@
 #include <rdma/rwx.h>
 #include "rwx_internal.h"
 
+/* Whether any context on the port may take the MR path: the largest READ. */
 static bool rdma_rwx_may_use_mr(struct ib_device *dev, u32 port_num)
 {
-	return rdma_rwx_force_mr || rdma_protocol_iwarp(dev, port_num) ||
-	       dev->attrs.max_sgl_rd;
+	return __rdma_rwx_mr_need(rdma_rwx_force_mr, -1, dev, port_num,
+				  dev->attrs.max_sgl_rd, DMA_FROM_DEVICE,
+				  U32_MAX);
 }
 
 /**
