@@ -14,7 +14,7 @@
  * Each holds one "name value" line per counter; writing anything to one
  * zeroes its event counts (the global file: every device's), while
  * contexts_live, a gauge, stays.  Counts since the last reset are the
- * per-CPU counts less their values at the reset.
+ * per-CPU counts' sum less its value at the reset (the set's base).
  *
  * The hot path finds a device's counters in a per-CPU one-entry cache
  * (rdma_rwx_last_stats) and counts with preemption enabled, so a task may
@@ -24,8 +24,8 @@
  * switched voluntarily, which no counting section does, and interrupt
  * handlers have ended) out of every CPU's cache; after a second one, when
  * nobody can hold its address any more, its counts are folded into the
- * removed-devices total and it is freed.  Until then the global file sums
- * it as a retiring set, so no count is lost or shown twice.
+ * removed-devices total and it is freed.  Until then it stays on the list
+ * of sets the global file sums, so no count is lost or shown twice.
  */
 
 #include <linux/debugfs.h>
@@ -42,6 +42,7 @@ static DEFINE_PER_CPU(struct rdma_rwx_counters, rdma_rwx_nodev_counters);
 /* Calls without a device, and contexts that outlived theirs. */
 static struct rdma_rwx_dev_stats rdma_rwx_nodev_stats = {
 	.pcpu = &rdma_rwx_nodev_counters,
+	.node = LIST_HEAD_INIT(rdma_rwx_nodev_stats.node),
 };
 
 /*
@@ -50,18 +51,18 @@ static struct rdma_rwx_dev_stats rdma_rwx_nodev_stats = {
  */
 DEFINE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 
-/* Protects the device list and the debugfs tree. */
+/* Serialises the client data's changes with the debugfs tree. */
 static DEFINE_MUTEX(rdma_rwx_stats_lock);
-static LIST_HEAD(rdma_rwx_devices);
 /*
- * Protects the sets of removed devices not yet freed and the removed
- * total; taken inside rdma_rwx_stats_lock, and by the RCU-tasks callback
- * that frees a set (bottom halves disabled).
+ * Protects every set not yet freed (the no-device one, the devices', the
+ * retiring ones), their bases and the removed total; taken inside
+ * rdma_rwx_stats_lock, and by the RCU-tasks callback that frees a set
+ * (bottom halves disabled).
  */
-static DEFINE_SPINLOCK(rdma_rwx_retire_lock);
-static LIST_HEAD(rdma_rwx_retiring);
-/* The counts of freed sets (CPU-less: folded under the lock). */
-static struct rdma_rwx_counters rdma_rwx_removed;
+static DEFINE_SPINLOCK(rdma_rwx_sets_lock);
+static LIST_HEAD(rdma_rwx_sets);
+/* The counts and bases of freed sets. */
+static u64 rdma_rwx_removed[RWX_CNT_NR], rdma_rwx_removed_base[RWX_CNT_NR];
 
 static struct dentry *rdma_rwx_debugfs, *rdma_rwx_debugfs_devices;
 
@@ -149,9 +150,8 @@ void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
 			   flags & RDMA_RWX_COUNT_BVEC);
 }
 
-/* Sum a set's per-CPU counts and bases into @sum and @base. */
-static void rdma_rwx_sum(struct rdma_rwx_counters __percpu *pcpu,
-			 u64 *sum, u64 *base)
+/* Add a set's per-CPU counts to @sum. */
+static void rdma_rwx_sum(struct rdma_rwx_counters __percpu *pcpu, u64 *sum)
 {
 	int cpu, i;
 
@@ -159,24 +159,15 @@ static void rdma_rwx_sum(struct rdma_rwx_counters __percpu *pcpu,
 		const struct rdma_rwx_counters *c = per_cpu_ptr(pcpu, cpu);
 
 		for (i = 0; i < RWX_CNT_NR; i++)
-			base[i] += READ_ONCE(c->base[i]);
-		/* Bases before counts: no base passes the count it was taken of. */
-		smp_rmb();
-		for (i = 0; i < RWX_CNT_NR; i++)
 			sum[i] += READ_ONCE(c->events[i]);
 	}
 }
 
-static void rdma_rwx_reset(struct rdma_rwx_counters __percpu *pcpu)
+/* Under rdma_rwx_sets_lock: the counts only grow, so no sum passes them. */
+static void rdma_rwx_reset(struct rdma_rwx_dev_stats *s)
 {
-	int cpu, i;
-
-	for_each_possible_cpu(cpu) {
-		struct rdma_rwx_counters *c = per_cpu_ptr(pcpu, cpu);
-
-		for (i = 0; i < RWX_CNT_NR; i++)
-			WRITE_ONCE(c->base[i], READ_ONCE(c->events[i]));
-	}
+	memset(s->base, 0, sizeof(s->base));
+	rdma_rwx_sum(s->pcpu, s->base);
 }
 
 static void rdma_rwx_show(struct seq_file *m, const u64 *sum, const u64 *base)
@@ -198,46 +189,43 @@ static void rdma_rwx_show(struct seq_file *m, const u64 *sum, const u64 *base)
 			   sum[i] - base[i]);
 }
 
-/*
- * What the global file shows: every set (the no-device one, each device's,
- * each retiring one) and the removed total.
- */
-static void rdma_rwx_sum_all(u64 *sum, u64 *base)
+/* What a counters file shows: one set (@s), or all and the removed total. */
+static void rdma_rwx_sum_sets(struct rdma_rwx_dev_stats *s, u64 *sum,
+			      u64 *base)
 {
-	struct rdma_rwx_dev_stats *s;
 	int i;
 
-	mutex_lock(&rdma_rwx_stats_lock);
-	rdma_rwx_sum(rdma_rwx_nodev_stats.pcpu, sum, base);
-	list_for_each_entry(s, &rdma_rwx_devices, node)
-		rdma_rwx_sum(s->pcpu, sum, base);
-	spin_lock_bh(&rdma_rwx_retire_lock);
-	list_for_each_entry(s, &rdma_rwx_retiring, node)
-		rdma_rwx_sum(s->pcpu, sum, base);
-	for (i = 0; i < RWX_CNT_NR; i++) {
-		sum[i] += rdma_rwx_removed.events[i];
-		base[i] += rdma_rwx_removed.base[i];
+	spin_lock_bh(&rdma_rwx_sets_lock);
+	if (s) {
+		rdma_rwx_sum(s->pcpu, sum);
+		memcpy(base, s->base, sizeof(s->base));
+	} else {
+		list_for_each_entry(s, &rdma_rwx_sets, node) {
+			rdma_rwx_sum(s->pcpu, sum);
+			for (i = 0; i < RWX_CNT_NR; i++)
+				base[i] += s->base[i];
+		}
+		for (i = 0; i < RWX_CNT_NR; i++) {
+			sum[i] += rdma_rwx_removed[i];
+			base[i] += rdma_rwx_removed_base[i];
+		}
 	}
-	spin_unlock_bh(&rdma_rwx_retire_lock);
-	mutex_unlock(&rdma_rwx_stats_lock);
+	spin_unlock_bh(&rdma_rwx_sets_lock);
 }
 
-/* Zero the event counts of every set, the removed total's too. */
-static void rdma_rwx_reset_all(void)
+/* Zero the event counts of one set (@s), or of all and the removed total. */
+static void rdma_rwx_reset_sets(struct rdma_rwx_dev_stats *s)
 {
-	struct rdma_rwx_dev_stats *s;
-
-	mutex_lock(&rdma_rwx_stats_lock);
-	rdma_rwx_reset(rdma_rwx_nodev_stats.pcpu);
-	list_for_each_entry(s, &rdma_rwx_devices, node)
-		rdma_rwx_reset(s->pcpu);
-	spin_lock_bh(&rdma_rwx_retire_lock);
-	list_for_each_entry(s, &rdma_rwx_retiring, node)
-		rdma_rwx_reset(s->pcpu);
-	memcpy(rdma_rwx_removed.base, rdma_rwx_removed.events,
-	       sizeof(rdma_rwx_removed.base));
-	spin_unlock_bh(&rdma_rwx_retire_lock);
-	mutex_unlock(&rdma_rwx_stats_lock);
+	spin_lock_bh(&rdma_rwx_sets_lock);
+	if (s) {
+		rdma_rwx_reset(s);
+	} else {
+		list_for_each_entry(s, &rdma_rwx_sets, node)
+			rdma_rwx_reset(s);
+		memcpy(rdma_rwx_removed_base, rdma_rwx_removed,
+		       sizeof(rdma_rwx_removed));
+	}
+	spin_unlock_bh(&rdma_rwx_sets_lock);
 }
 
 /*
@@ -249,12 +237,8 @@ static void rdma_rwx_reset_all(void)
 static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
 {
 	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
-	struct rdma_rwx_dev_stats *s = m->private;
 
-	if (s)
-		rdma_rwx_sum(s->pcpu, sum, base);
-	else
-		rdma_rwx_sum_all(sum, base);
+	rdma_rwx_sum_sets(m->private, sum, base);
 	rdma_rwx_show(m, sum, base);
 	return 0;
 }
@@ -268,13 +252,7 @@ static ssize_t rdma_rwx_counters_reset(struct file *file,
 				       const char __user *buf, size_t len,
 				       loff_t *ppos)
 {
-	struct rdma_rwx_dev_stats *s =
-		((struct seq_file *)file->private_data)->private;
-
-	if (s)
-		rdma_rwx_reset(s->pcpu);
-	else
-		rdma_rwx_reset_all();
+	rdma_rwx_reset_sets(((struct seq_file *)file->private_data)->private);
 	return len;
 }
 
@@ -310,7 +288,9 @@ static int rdma_rwx_add_one(struct ib_device *dev)
 	}
 	s->dev = dev;
 	mutex_lock(&rdma_rwx_stats_lock);
-	list_add_tail(&s->node, &rdma_rwx_devices);
+	spin_lock_bh(&rdma_rwx_sets_lock);
+	list_add_tail(&s->node, &rdma_rwx_sets);
+	spin_unlock_bh(&rdma_rwx_sets_lock);
 	rdma_rwx_dev_debugfs(s);
 	mutex_unlock(&rdma_rwx_stats_lock);
 	ib_set_client_data(dev, &rdma_rwx_client, s);
@@ -332,18 +312,14 @@ static void rdma_rwx_retire_free(struct rcu_head *rcu)
 {
 	struct rdma_rwx_dev_stats *s =
 		container_of(rcu, struct rdma_rwx_dev_stats, rcu);
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
 	int i;
 
-	/* Under the lock: a reset of the global file also resets @s. */
-	spin_lock_bh(&rdma_rwx_retire_lock);
-	rdma_rwx_sum(s->pcpu, sum, base);
-	for (i = 0; i < RWX_CNT_NR; i++) {
-		rdma_rwx_removed.events[i] += sum[i];
-		rdma_rwx_removed.base[i] += base[i];
-	}
+	spin_lock_bh(&rdma_rwx_sets_lock);
+	rdma_rwx_sum(s->pcpu, rdma_rwx_removed);
+	for (i = 0; i < RWX_CNT_NR; i++)
+		rdma_rwx_removed_base[i] += s->base[i];
 	list_del(&s->node);
-	spin_unlock_bh(&rdma_rwx_retire_lock);
+	spin_unlock_bh(&rdma_rwx_sets_lock);
 	free_percpu(s->pcpu);
 	kfree(s);
 }
@@ -365,11 +341,12 @@ static void rdma_rwx_retire_uncache(struct rcu_head *rcu)
 
 /*
  * Retire the set of @dev, if it has one: its file goes now, its counts
- * stay in the global file.  Contexts may still be live on @dev (the ULPs
- * whose ib_client was registered before this module's are told of the
- * removal after it): they count in the no-device set from now on (the
- * set names RDMA_RWX_DEV_GONE, so no cache lookup matches it); only a
- * count already past its lookup still lands in the retiring set.
+ * stay in the global file (the set stays on the list until freed).
+ * Contexts may still be live on @dev (the ULPs whose ib_client was
+ * registered before this module's are told of the removal after it): they
+ * count in the no-device set from now on (the set names RDMA_RWX_DEV_GONE,
+ * so no cache lookup matches it); only a count already past its lookup
+ * still lands in the retiring set.
  */
 static void rdma_rwx_retire(struct ib_device *dev)
 {
@@ -385,9 +362,6 @@ static void rdma_rwx_retire(struct ib_device *dev)
 	WRITE_ONCE(s->dev, RDMA_RWX_DEV_GONE);
 	debugfs_remove_recursive(s->dir);
 	s->dir = NULL;
-	spin_lock_bh(&rdma_rwx_retire_lock);
-	list_move_tail(&s->node, &rdma_rwx_retiring);
-	spin_unlock_bh(&rdma_rwx_retire_lock);
 	mutex_unlock(&rdma_rwx_stats_lock);
 	call_rcu_tasks(&s->rcu, rdma_rwx_retire_uncache);
 }
@@ -444,7 +418,7 @@ u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter)
 	if (dev)
 		s = ib_get_client_data(dev, &rdma_rwx_client);
 	if (s)
-		rdma_rwx_sum(s->pcpu, sum, base);
+		rdma_rwx_sum_sets(s, sum, base);
 	mutex_unlock(&rdma_rwx_stats_lock);
 	return s ? sum[counter] - base[counter] : U64_MAX;
 }
@@ -465,7 +439,7 @@ u64 rdma_rwx_total_counter(unsigned int counter)
 
 	if (counter >= RWX_CNT_NR)
 		return U64_MAX;
-	rdma_rwx_sum_all(sum, base);
+	rdma_rwx_sum_sets(NULL, sum, base);
 	return sum[counter] - base[counter];
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_total_counter, RDMA_RWX_TESTING);
@@ -525,6 +499,7 @@ int rdma_rwx_stats_init(void)
 
 	for_each_possible_cpu(cpu)
 		per_cpu(rdma_rwx_last_stats, cpu) = &rdma_rwx_nodev_stats;
+	list_add(&rdma_rwx_nodev_stats.node, &rdma_rwx_sets);
 
 	/* Counting works without debugfs; only the files are missing then. */
 	rdma_rwx_debugfs = debugfs_create_dir("rdma_rwx", NULL);

@@ -37,14 +37,9 @@ enum rdma_rwx_counter {
 	RWX_CNT_NR
 };
 
-/*
- * @events only ever grow: a reset records them in @base, and readers show
- * the difference, so contexts_live (inits less destroys) needs no word of
- * its own on the hot path.
- */
+/* Only ever grow: a reset records their sum as its set's base. */
 struct rdma_rwx_counters {
 	u64 events[RWX_CNT_NR];
-	u64 base[RWX_CNT_NR];	/* @events at the last reset */
 };
 
 /*
@@ -56,9 +51,9 @@ struct rdma_rwx_counters {
 struct rdma_rwx_dev_stats {
 	struct ib_device *dev;
 	struct rdma_rwx_counters __percpu *pcpu;
+	u64 base[RWX_CNT_NR];		/* the counts' sum at the last reset */
 	struct dentry *dir;		/* devices/<name>/ in debugfs */
-	/* on rdma_rwx_devices; once the device is gone, on the retiring list */
-	struct list_head node;
+	struct list_head node;		/* on the list of sets until freed */
 	struct rcu_head rcu;		/* retirement (rwx_stats.c) */
 };
 
