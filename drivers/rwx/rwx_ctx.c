@@ -200,6 +200,11 @@ out_count:
 /*
  * One entry, no DMA, SGE path, event off: no call; all else goes the
  * general way.  Same arguments as rdma_rwx_ctx_init(), so each call is a jump.
+ *
+ * The single-entry fast path: this, its counters' cache test with the miss
+ * out of line, rdma_rwx_ctx_wrs()'s first test and the untraced destroy's
+ * tail call.  Measured (make bench, -icount, rxe): without the last three,
+ * a single-entry context costs 238 instructions against 221 (7 %).
  */
 static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
 					  struct ib_qp *qp, u32 port_num,
