@@ -117,11 +117,11 @@ case ${RWX_FAULT:-} in
 link-delete)
 	fault_under_load "$MNT/load" "rdma link delete $ULP_IBDEV" rdma link delete $ULP_IBDEV ||
 		die "$RWX_FAULT under load"
-	run timeout 120 umount -f "$MNT" ;;
+	umount_after_fault "$MNT" ;;
 server-stop)
 	fault_under_load "$MNT/load" "ksmbd.control -s" ksmbd.control -s ||
 		die "$RWX_FAULT under load"
-	run timeout 120 umount -f "$MNT" ;;
+	umount_after_fault "$MNT" ;;
 *) die "unknown fault $RWX_FAULT" ;;
 esac
 

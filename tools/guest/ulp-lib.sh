@@ -32,22 +32,40 @@ run() {	# run CMD...: run it, die with its output on failure
 }
 
 # rmmod_wait [-t SECONDS] MOD...: references drop asynchronously after a
-# teardown (up to SECONDS, default 10, for each)
+# teardown (up to SECONDS, default 10, for each, by the clock: an rmmod
+# that fails costs a guest under TCG a good part of a second)
 rmmod_wait() {	# (builtins only: every process costs under TCG)
-	local m t i tries=50
-	[ "$1" = -t ] && tries=$(($2 * 5)) && shift 2
+	local m t secs=10
+	[ "$1" = -t ] && secs=$2 && shift 2
 	for m in "$@"; do
 		[ -e "/sys/module/$m/initstate" ] || continue
 		t=$(usec)
-		for ((i = 0; i < tries; i++)); do
-			rmmod "$m" 2>/dev/null && break
+		until rmmod "$m" 2>/dev/null; do
+			[ $(( $(usec) - t )) -ge $(( secs * 1000000 )) ] && break
 			sleep 0.2
 		done
-		[ -e "/sys/module/$m/initstate" ] && die "rmmod $m: $(grep "^$m " /proc/modules)"
+		[ -e "/sys/module/$m/initstate" ] && die "rmmod $m: $(grep "^$m " /proc/modules) after $secs s"
 		t=$(( ($(usec) - t) / 1000 ))
 		[ $t -ge 500 ] && echo "$RWX_LOG_PREFIX:   rmmod $m took $t ms"
 	done
 	return 0
+}
+
+# umount_after_fault MNT: a forced unmount of a network mount whose server
+# or link went away; refused as busy while the client's last requests
+# wait out their soft timeouts (retried up to 120 s)
+umount_after_fault() {
+	local t out tries=1
+	t=$(usec)
+	until out=$(timeout 30 umount -f "$1" 2>&1); do
+		if [ $(( $(usec) - t )) -ge 120000000 ]; then
+			printf '%s\n' "$out" | indent
+			die "umount -f $1: still refused 120 s after the fault"
+		fi
+		sleep 1
+		tries=$((tries + 1))
+	done
+	echo "$RWX_LOG_PREFIX:   umount -f $1 took $(( ($(usec) - t) / 1000 )) ms, $tries tries"
 }
 
 # The RDMA device under test: RWX_DEV rxe (rxe0, RoCE, on 192.0.2.1) or
