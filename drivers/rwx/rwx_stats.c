@@ -163,7 +163,7 @@ static void rdma_rwx_sum(struct rdma_rwx_counters __percpu *pcpu, u64 *sum)
 	}
 }
 
-/* Under rdma_rwx_sets_lock: the counts only grow, so no sum passes them. */
+/* Under rdma_rwx_sets_lock; the counts only grow, so no later sum is less. */
 static void rdma_rwx_reset(struct rdma_rwx_dev_stats *s)
 {
 	memset(s->base, 0, sizeof(s->base));

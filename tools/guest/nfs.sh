@@ -151,7 +151,7 @@ run umount "$EXPORT" /etc/exports /var/lib/nfs
 rm -rf "$STATE"	# (a later run on this guest starts afresh)
 say "unloading modules"
 # After a fault the client lets go of nfsv4 once its last requests to the
-# lost server have timed out (43 s seen on 6.12; 10 s once too few on 6.1).
+# lost server have timed out (43-56 s seen; 50 tries once too few on 6.1).
 unload_secs=10
 [ -n "${RWX_FAULT:-}" ] && unload_secs=120
 rmmod_wait -t $unload_secs nfsv4 nfsv3 nfs nfsd "$rpcrdma_name" lockd grace nfs_acl rpcsec_gss_krb5 \
