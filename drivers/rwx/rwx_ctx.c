@@ -171,17 +171,6 @@ static noinline int rdma_rwx_ctx_init_any(struct rdma_rw_ctx *ctx,
 		goto out_dead;
 	}
 
-	if (nents == 1 && sg_offset < sg_dma_len(sg) &&
-	    rdma_rwx_single_sge(qp, port_num, dir)) {
-		rdma_rwx_init_single_wr(ctx, qp, sg_dma_address(sg) + sg_offset,
-					sg_dma_len(sg) - sg_offset, remote_addr,
-					rkey, dir);
-		rdma_rwx_count_ctx(dev, RWX_CNT_INIT_SGE_SINGLE, 0,
-				   ctx->single.sge.length, dir);
-		trace_rwx_ctx_init(dev, port_num, ctx, sg_cnt, dir, 1, false);
-		return 1;
-	}
-
 	ret = rdma_rwx_init_wrs(ctx, qp, port_num, sg, nents, bytes, sg_offset,
 				remote_addr, rkey, dir, false);
 	if (likely(ret >= 0)) {

@@ -62,7 +62,6 @@ static inline struct rdma_rwx_owned *rdma_rwx_owned(struct rdma_rw_ctx *ctx)
 
 /* rwx_bufcache.c's buffers: the WRs and SGEs of up to 60 entries on one WR. */
 #define RDMA_RWX_BUF_SIZE	1024
-#define RDMA_RWX_BUF_CACHE_DEPTH	16	/* per CPU, plus its slot */
 /* MR contexts of up to this many ops keep their op array in a buffer. */
 #define RDMA_RWX_BUF_REGS \
 	(RDMA_RWX_BUF_SIZE / sizeof(struct rdma_rw_reg_ctx))

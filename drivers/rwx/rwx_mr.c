@@ -214,17 +214,29 @@ static int rdma_rwx_init_one_mr(struct rdma_rw_reg_ctx *reg, struct ib_qp *qp,
 	return count;
 }
 
+/*
+ * Doubles the op array: the first growth copies the cache buffer out, so
+ * the array is one exactly when the context has at most
+ * RDMA_RWX_BUF_REGS ops.
+ */
 static int rdma_rwx_grow_reg(struct rdma_rw_ctx *ctx, u32 *room)
 {
 	struct rdma_rw_reg_ctx *reg;
-	u32 more = *room;
 
-	reg = krealloc_array(ctx->reg, *room + more, sizeof(*reg), GFP_KERNEL);
+	if (*room == RDMA_RWX_BUF_REGS) {
+		reg = kmalloc_array(*room * 2, sizeof(*reg), GFP_KERNEL);
+		if (reg) {
+			memcpy(reg, ctx->reg, *room * sizeof(*reg));
+			rdma_rwx_buf_put(ctx->reg);
+		}
+	} else {
+		reg = krealloc_array(ctx->reg, *room * 2, sizeof(*reg),
+				     GFP_KERNEL);
+	}
 	if (!reg)
 		return -ENOMEM;
-	memset(reg + *room, 0, more * sizeof(*reg));
 	ctx->reg = reg;
-	*room += more;
+	*room *= 2;
 	return 0;
 }
 
@@ -248,28 +260,15 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				  u64 remote_addr, u32 rkey,
 				  enum dma_data_direction dir)
 {
-	u32 op, budget = max(rdma_rwx_mr_budget(caps), 1U);
-	/* No division for the common list that fits one MR. */
-	u32 room = pos.nents <= budget ? 1 : DIV_ROUND_UP(pos.nents, budget);
-	bool cached = room <= RDMA_RWX_BUF_REGS;
+	u32 op, room = RDMA_RWX_BUF_REGS;
 	u64 start = remote_addr;
 	int ret, count = 0;
 
-	if (cached) {
-		ctx->reg = rdma_rwx_buf_get();
-		room = RDMA_RWX_BUF_REGS;
-	} else {
-		ctx->reg = kcalloc(room, sizeof(*ctx->reg), GFP_KERNEL);
-	}
+	ctx->reg = rdma_rwx_buf_get();
 	if (!ctx->reg)
 		return -ENOMEM;
-
 	for (op = 0; pos.nents; op++) {
-		ret = 0;
-		if (op == room) {
-			ret = rdma_rwx_grow_reg(ctx, &room);
-			cached = false;		/* realloc'd, or freed below */
-		}
+		ret = op == room ? rdma_rwx_grow_reg(ctx, &room) : 0;
 		if (!ret)
 			ret = rdma_rwx_init_one_mr(&ctx->reg[op], qp, caps,
 						   &pos, bytes, remote_addr,
@@ -279,10 +278,7 @@ noinline int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			ret = rdma_rwx_pool_short(qp, &qp->rdma_mrs, op);
 		if (ret < 0) {
 			rdma_rwx_put_mrs(ctx, qp, op);
-			if (cached)
-				rdma_rwx_buf_put(ctx->reg);
-			else
-				kfree(ctx->reg);
+			rdma_rwx_free_regs(ctx->reg, room);
 			return ret;
 		}
 		count += ret;
