@@ -18,14 +18,13 @@
  *
  * The hot path finds a device's counters in a per-CPU one-entry cache
  * (rdma_rwx_last_stats) and counts with preemption enabled, so a task may
- * be preempted holding a set's address.  Removal therefore retires a set
- * in steps, without waiting: out of the device's client data (no new
- * lookup finds it); after an RCU-tasks grace period (every task has since
- * switched voluntarily, which no counting section does, and interrupt
- * handlers have ended) out of every CPU's cache; after a second one, when
- * nobody can hold its address any more, its counts are folded into the
- * removed-devices total and it is freed.  Until then it stays on the list
- * of sets the global file sums, so no count is lost or shown twice.
+ * be preempted holding a set's address.  Removal therefore takes a set out
+ * of the device's client data and of every CPU's cache at once, and folds
+ * its counts into the removed-devices total and frees it after an
+ * RCU-tasks grace period (every task has since switched voluntarily,
+ * which no counting section does, and interrupt handlers have ended).
+ * Until then it stays on the list of sets the global file sums, so no
+ * count is lost or shown twice.
  */
 
 #include <linux/debugfs.h>
@@ -89,7 +88,10 @@ static struct ib_client rdma_rwx_client;
 /*
  * This CPU's cache missed: look @dev's set up (its client data) and make
  * it this CPU's last device.  A device without a set (its add failed, or
- * it is going away) counts in the no-device set, uncached.
+ * it is going away) counts in the no-device set, uncached.  Cached, then
+ * checked, on one CPU: a retirement meanwhile (which marks, then sweeps
+ * the caches) leaves the set in no cache, one side or the other taking
+ * it out.
  */
 struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev)
 {
@@ -99,7 +101,12 @@ struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *
 		s = ib_get_client_data(dev, &rdma_rwx_client);
 	if (!s)
 		return rdma_rwx_nodev_stats.pcpu;
+	preempt_disable();
 	this_cpu_write(rdma_rwx_last_stats, s);
+	smp_mb();	/* pairs with rdma_rwx_retire()'s */
+	if (READ_ONCE(s->dev) != dev)
+		this_cpu_cmpxchg(rdma_rwx_last_stats, s, &rdma_rwx_nodev_stats);
+	preempt_enable();
 	return s->pcpu;
 }
 
@@ -307,7 +314,7 @@ static void rdma_rwx_uncache(struct rdma_rwx_dev_stats *s)
 			&rdma_rwx_nodev_stats);
 }
 
-/* Retirement, last step: nobody holds @s; its counts join the total. */
+/* After retirement's grace period nobody holds @s: its counts join the total. */
 static void rdma_rwx_retire_free(struct rcu_head *rcu)
 {
 	struct rdma_rwx_dev_stats *s =
@@ -322,21 +329,6 @@ static void rdma_rwx_retire_free(struct rcu_head *rcu)
 	spin_unlock_bh(&rdma_rwx_sets_lock);
 	free_percpu(s->pcpu);
 	kfree(s);
-}
-
-/*
- * Retirement, second step: no lookup can find @s any more (nor cache it:
- * a lookup that found it before has ended), so it leaves the caches; a
- * task that took it from one may still count into it until the next
- * grace period.
- */
-static void rdma_rwx_retire_uncache(struct rcu_head *rcu)
-{
-	struct rdma_rwx_dev_stats *s =
-		container_of(rcu, struct rdma_rwx_dev_stats, rcu);
-
-	rdma_rwx_uncache(s);
-	call_rcu_tasks(&s->rcu, rdma_rwx_retire_free);
 }
 
 /*
@@ -360,10 +352,12 @@ static void rdma_rwx_retire(struct ib_device *dev)
 	}
 	ib_set_client_data(dev, &rdma_rwx_client, NULL);
 	WRITE_ONCE(s->dev, RDMA_RWX_DEV_GONE);
+	smp_mb();	/* pairs with rdma_rwx_dev_counters_slow()'s */
+	rdma_rwx_uncache(s);
 	debugfs_remove_recursive(s->dir);
 	s->dir = NULL;
 	mutex_unlock(&rdma_rwx_stats_lock);
-	call_rcu_tasks(&s->rcu, rdma_rwx_retire_uncache);
+	call_rcu_tasks(&s->rcu, rdma_rwx_retire_free);
 }
 
 /* The device goes (rdma link delete, driver unload, or this module's unload). */
@@ -459,14 +453,6 @@ void rdma_rwx_stats_forget_device(struct ib_device *dev)
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_stats_forget_device, RDMA_RWX_TESTING);
 
-/* Wait until every retired set has been folded and freed. */
-static void rdma_rwx_retire_wait(void)
-{
-	/* The first lets the uncache steps queue the free steps. */
-	rcu_barrier_tasks();
-	rcu_barrier_tasks();
-}
-
 /**
  * rdma_rwx_stats_retire_barrier() - wait for retired counters to be freed
  *
@@ -475,7 +461,7 @@ static void rdma_rwx_retire_wait(void)
  */
 void rdma_rwx_stats_retire_barrier(void)
 {
-	rdma_rwx_retire_wait();
+	rcu_barrier_tasks();
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_stats_retire_barrier, RDMA_RWX_TESTING);
 
@@ -510,7 +496,7 @@ int rdma_rwx_stats_init(void)
 	ret = ib_register_client(&rdma_rwx_client);
 	if (ret) {
 		/* Devices added before the failure were retired: wait. */
-		rdma_rwx_retire_wait();
+		rcu_barrier_tasks();
 		debugfs_remove_recursive(rdma_rwx_debugfs);
 	}
 	return ret;
@@ -520,6 +506,6 @@ void rdma_rwx_stats_exit(void)
 {
 	ib_unregister_client(&rdma_rwx_client);
 	/* The retirement steps are this module's code. */
-	rdma_rwx_retire_wait();
+	rcu_barrier_tasks();
 	debugfs_remove_recursive(rdma_rwx_debugfs);
 }
