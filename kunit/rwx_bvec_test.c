@@ -25,6 +25,7 @@
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
 #include "../drivers/rwx/rwx_internal.h"
+#include "rwx_counts.h"
 #include "rwx_kunit_compat.h"
 #include "rwx_loopback.h"
 #include "rwx_rw_fixture.h"
@@ -696,6 +697,85 @@ static void rwx_bvec_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
 }
 
+/* The test device with max_sgl_rd 4 whose mappings merge, as an IOMMU's. */
+static const struct rwx_testdev_caps rwx_tdev_sgl_rd_merge = {
+	.max_send_sge = 32, .max_sge_rd = 30, .max_sgl_rd = 4,
+	.max_fast_reg_page_list_len = 32, .dma_merge = true,
+};
+
+static const struct rwx_test_dev rwx_bvec_merge_devs[] = {
+	{ .name = "tdev-sgl-rd4-merge", .caps = &rwx_tdev_sgl_rd_merge },
+};
+
+KUNIT_ARRAY_PARAM(rwx_bvec_merge, rwx_bvec_merge_devs, rwx_test_dev_desc);
+
+/* One READ of one SGE, or with @mr its MR's [LOCAL_INV,] REG_MR and READ. */
+static void rwx_bvec_expect_wrs(struct kunit *test, int ret, bool mr)
+{
+	KUNIT_EXPECT_GE(test, ret, mr ? 2 : 1);
+	KUNIT_EXPECT_LE(test, ret, mr ? 3 : 1);
+}
+
+/*
+ * Whether MRs are preferred is decided on the mapped entries, as upstream
+ * does since f28599f3969d, for bvecs as for a scatterlist: with
+ * max_sgl_rd 4, a READ of 8 contiguous pages that the device maps as one
+ * entry takes the SGE path, one WR of one SGE, and no MR (under force_mr,
+ * one MR); the same pages with neighbours swapped, which cannot merge,
+ * still take MRs.
+ */
+static void rwx_bvec_merged_read(struct kunit *test)
+{
+	const struct rwx_shape contiguous = {
+		.entries = 8, .len = PAGE_SIZE, .carve = true,
+	};
+	struct rwx_rw_fixture *ctx = test->priv;
+	struct rdma_rwx_caps caps;
+	struct rwx_counts c;
+	u32 total, i;
+	int ret;
+
+	rwx_rw_ready(test);
+	KUNIT_ASSERT_FALSE(test, list_empty(&rwx_qp(test)->rdma_mrs));
+	rdma_rwx_qp_caps(rwx_qp(test), rwx_port(test), &caps);
+	total = rwx_bvec_build(test, &contiguous);
+	rwx_rw_random(page_address(ctx->remote), total);
+	rwx_counts_start(test, &c, ctx->conn.device);
+	ret = rwx_bvec_move_rec(test, false, DMA_FROM_DEVICE);
+	rwx_bvec_expect_wrs(test, ret, caps.force_mr);
+	rwx_rw_fill_local(ctx, false);
+	ret = rwx_bvec_move_rec(test, true, DMA_FROM_DEVICE);
+	rwx_bvec_expect_wrs(test, ret, caps.force_mr);
+	rwx_bvec_compare(test, "merged READ");
+	KUNIT_EXPECT_EQ(test, ctx->bvec_chain->nr_sges, 1U);
+	KUNIT_EXPECT_EQ(test, rwx_rw_matching(ctx, 0, total), total);
+	if (caps.force_mr) {
+		c.d[RWX_CNT_INIT_MR] = 2;
+		c.d[RWX_CNT_MRS] = 2;
+	} else {
+		c.d[RWX_CNT_INIT_SGE_SINGLE] = 1;	/* the scatterlist's */
+		c.d[RWX_CNT_INIT_SGE_MULTI] = 1;	/* bvec lists: never single */
+	}
+	c.d[RWX_CNT_INIT_BVEC] = 1;
+	c.d[RWX_CNT_BYTES_READ] = 2 * total;
+	c.d[RWX_CNT_DESTROY] = 2;
+	rwx_counts_check(test, &c, "merged READ");
+
+	for (i = 0; i < contiguous.entries; i += 2)
+		swap(ctx->bvecs[i], ctx->bvecs[i + 1]);
+	rwx_bvec_iter(test, 0, total);
+	rwx_rw_random(page_address(ctx->remote), total);
+	ret = rwx_bvec_move_rec(test, true, DMA_FROM_DEVICE);
+	rwx_bvec_expect_wrs(test, ret, true);
+	KUNIT_EXPECT_EQ(test, rwx_rw_matching(ctx, 0, total), total);
+	c.d[RWX_CNT_INIT_MR] = 1;
+	c.d[RWX_CNT_MRS] = 1;
+	c.d[RWX_CNT_INIT_BVEC] = 1;
+	c.d[RWX_CNT_BYTES_READ] = total;
+	c.d[RWX_CNT_DESTROY] = 1;
+	rwx_counts_check(test, &c, "READ, neighbours swapped");
+}
+
 /*
  * The device shortening or refusing an MR mapping on the bvec MR path:
  * a short map is carried by the walked span, a refusal is -EINVAL with
@@ -981,6 +1061,7 @@ static struct kunit_case rwx_bvec_cases[] = {
 	KUNIT_CASE_PARAM(rwx_bvec_chain_send, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_bvec_chain_send_tdev, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_bvec_post_faults, rwx_test_tdev_gen_params),
+	KUNIT_CASE_PARAM(rwx_bvec_merged_read, rwx_bvec_merge_gen_params),
 	{}
 };
 

@@ -35,11 +35,14 @@
  * @virt_dma: map as rxe and siw do (ib_dma_map_sg() gives kernel virtual
  *	addresses, no DMA API), for tests that map many lists and move
  *	little; otherwise mappings are real dma-direct ones
+ * @dma_merge: with real mappings, physically contiguous entries of a
+ *	scatterlist map to one DMA segment, as behind an IOMMU
  */
 struct rwx_testdev_caps {
 	bool iwarp;
 	bool integrity;
 	bool virt_dma;
+	bool dma_merge;
 	u32 max_send_sge;
 	u32 max_recv_sge;
 	u32 max_sge_rd;

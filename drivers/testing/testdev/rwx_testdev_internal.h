@@ -375,6 +375,7 @@ void rwx_td_record(struct rwx_testdev *tdev, struct rwx_td_qp *qp,
 		   const struct ib_send_wr *wr);
 
 /* rwx_testdev_qp.c */
+int rwx_td_dma_merge(struct device *dev);
 int rwx_td_create_cq_bundle(struct ib_cq *ibcq,
 			    const struct ib_cq_init_attr *attr,
 			    struct uverbs_attr_bundle *attrs);

@@ -396,6 +396,11 @@ static int rwx_td_setup(struct rwx_testdev *tdev)
 	/* Nothing limits a mapping's segments: DMA-API debug checks this. */
 	dma_set_max_seg_size(&tdev->pdev->dev, UINT_MAX);
 	dma_set_seg_boundary(&tdev->pdev->dev, ULONG_MAX);
+	if (tdev->caps.dma_merge && !tdev->caps.virt_dma) {
+		ret = rwx_td_dma_merge(&tdev->pdev->dev);
+		if (ret)
+			return ret;
+	}
 
 	ibdev->node_type = tdev->caps.iwarp ? RDMA_NODE_RNIC : RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
