@@ -505,7 +505,7 @@ int rdma_rwx_stats_init(void)
 void rdma_rwx_stats_exit(void)
 {
 	ib_unregister_client(&rdma_rwx_client);
-	/* The retirement steps are this module's code. */
+	/* The retirement callback is this module's code. */
 	rcu_barrier_tasks();
 	debugfs_remove_recursive(rdma_rwx_debugfs);
 }

@@ -374,8 +374,10 @@ bool rwx_td_fault(struct rwx_testdev *tdev, enum rwx_testdev_fault fault);
 void rwx_td_record(struct rwx_testdev *tdev, struct rwx_td_qp *qp,
 		   const struct ib_send_wr *wr);
 
-/* rwx_testdev_qp.c */
+/* rwx_testdev_dma.c */
 int rwx_td_dma_merge(struct device *dev);
+
+/* rwx_testdev_qp.c */
 int rwx_td_create_cq_bundle(struct ib_cq *ibcq,
 			    const struct ib_cq_init_attr *attr,
 			    struct uverbs_attr_bundle *attrs);
