@@ -939,11 +939,11 @@ static void rwx_counters_one_page(struct kunit *test, struct rwx_counts *a,
  * context is live on it (a ULP that hears of the removal after the engine
  * does destroys its contexts later): the device's set is gone, and from
  * then on its contexts count in the no-device set - even on a CPU whose
- * cache still holds the retiring set - while the global file keeps every
- * count; when the set is freed its counts are folded into the removed
- * total, none lost, none twice.  The test stays on one CPU, the one whose
- * cache holds the set, so that a set freed while still cached would be
- * used after free (KASAN).
+ * cache still holds the freed set - while the global file keeps every
+ * count.  A device that appears next takes the set free longest (this
+ * one, or an older one): its file starts from zero, and the set's counts
+ * so far stay in the global file, none lost, none twice.  The test stays
+ * on one CPU, the one whose cache holds the set.
  */
 static void rwx_engine_counters_retired(struct kunit *test)
 {
@@ -951,8 +951,10 @@ static void rwx_engine_counters_retired(struct kunit *test)
 	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_counts total, nodev;
 	struct rdma_rwx_caps caps;
+	struct rwx_testdev *next;
 	struct rdma_rw_ctx rw;
 	struct ib_device *dev;
+	u32 i;
 
 	/* Each case runs in a thread of its own: no need to undo this. */
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, here), 0);
@@ -980,12 +982,20 @@ static void rwx_engine_counters_retired(struct kunit *test)
 	nodev.d[RWX_CNT_DESTROY] = 1;
 	rwx_counts_check(test, &total, "live context destroyed");
 	rwx_counts_check(test, &nodev, "live context destroyed");
-	rwx_counters_one_page(test, &total, &nodev, "while retiring");
+	rwx_counters_one_page(test, &total, &nodev, "after the removal");
 
-	rdma_rwx_stats_retire_barrier();
-	rwx_counts_check(test, &total, "retired set folded and freed");
-	rwx_counts_check(test, &nodev, "retired set folded and freed");
-	rwx_counters_one_page(test, &total, &nodev, "after retirement");
+	next = rwx_testdev_create("rwxcnt%d", &rwx_tdev_sge3_rd2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, next);
+	for (i = 0; i < RWX_CNT_NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rdma_rwx_dev_counter(rwx_testdev_ibdev(next),
+							 i),
+				    0ULL, "a new device's %s",
+				    rdma_rwx_dev_counter_name(i));
+	rwx_counts_check(test, &total, "a free set taken again");
+	rwx_testdev_destroy(next);
+	rwx_counts_check(test, &total, "its device gone");
+	rwx_counters_one_page(test, &total, &nodev, "after both");
 }
 
 static struct kunit_case rwx_engine_cases[] = {

@@ -3,9 +3,9 @@
  * rdma_rwx counters.
  *
  * Each RDMA device gets a set of per-CPU counters when it appears (an
- * ib_client's add callback) and loses it when it goes (remove); calls that
- * name no device (a NULL QP), and contexts destroyed after their device
- * went, count in a set of their own.  In debugfs:
+ * ib_client's add callback) and gives it back when it goes (remove); calls
+ * that name no device (a NULL QP), and contexts destroyed after their
+ * device went, count in a set of their own.  In debugfs:
  *
  *   <debugfs>/rdma_rwx/counters                  the sum over every set,
  *                                                  removed devices included
@@ -16,22 +16,20 @@
  * contexts_live, a gauge, stays.  Counts since the last reset are the
  * per-CPU counts' sum less its value at the reset (the set's base).
  *
- * The hot path finds a device's counters in a per-CPU one-entry cache
+ * The hot path finds a device's set in a per-CPU one-entry cache
  * (rdma_rwx_last_stats) and counts with preemption enabled, so a task may
- * be preempted holding a set's address.  Removal therefore takes a set out
- * of the device's client data and of every CPU's cache at once, and folds
- * its counts into the removed-devices total and frees it after an
- * RCU-tasks grace period (every task has since switched voluntarily,
- * which no counting section does, and interrupt handlers have ended).
- * Until then it stays on the list of sets the global file sums, so no
- * count is lost or shown twice.
+ * be preempted holding a set's address.  Sets are therefore never freed
+ * while the module is loaded: a removed device's set is marked free and
+ * stays on the list the global file sums; a device that appears later
+ * takes the set free longest, its earlier devices' counts carried into
+ * the global file.  A count that passed its cache test just before its
+ * device went lands in the free set, which the global file still sums.
  */
 
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include "rwx_internal.h"
 #include "rwx_stats.h"
 #include "rwx_trace.h"
@@ -53,15 +51,14 @@ DEFINE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 /* Serialises the client data's changes with the debugfs tree. */
 static DEFINE_MUTEX(rdma_rwx_stats_lock);
 /*
- * Protects every set not yet freed (the no-device one, the devices', the
- * retiring ones), their bases and the removed total; taken inside
- * rdma_rwx_stats_lock, and by the RCU-tasks callback that frees a set
- * (bottom halves disabled).
+ * Protects the list of sets (in use or free, the no-device one first),
+ * their bases and the carried counts; taken inside rdma_rwx_stats_lock.  A
+ * file read takes only this one: removing the file waits for its readers.
  */
 static DEFINE_SPINLOCK(rdma_rwx_sets_lock);
 static LIST_HEAD(rdma_rwx_sets);
-/* The counts and bases of freed sets. */
-static u64 rdma_rwx_removed[RWX_CNT_NR], rdma_rwx_removed_base[RWX_CNT_NR];
+/* The counts of the devices whose sets were taken again, since a reset. */
+static u64 rdma_rwx_carried[RWX_CNT_NR];
 
 static struct dentry *rdma_rwx_debugfs, *rdma_rwx_debugfs_devices;
 
@@ -88,10 +85,8 @@ static struct ib_client rdma_rwx_client;
 /*
  * This CPU's cache missed: look @dev's set up (its client data) and make
  * it this CPU's last device.  A device without a set (its add failed, or
- * it is going away) counts in the no-device set, uncached.  Cached, then
- * checked, on one CPU: a retirement meanwhile (which marks, then sweeps
- * the caches) leaves the set in no cache, one side or the other taking
- * it out.
+ * it is going away) counts in the no-device set.  A set retired meanwhile
+ * names no device, so the next lookup misses again.
  */
 struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev)
 {
@@ -100,13 +95,8 @@ struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *
 	if (dev)
 		s = ib_get_client_data(dev, &rdma_rwx_client);
 	if (!s)
-		return rdma_rwx_nodev_stats.pcpu;
-	preempt_disable();
+		s = &rdma_rwx_nodev_stats;
 	this_cpu_write(rdma_rwx_last_stats, s);
-	smp_mb();	/* pairs with rdma_rwx_retire()'s */
-	if (READ_ONCE(s->dev) != dev)
-		this_cpu_cmpxchg(rdma_rwx_last_stats, s, &rdma_rwx_nodev_stats);
-	preempt_enable();
 	return s->pcpu;
 }
 
@@ -170,83 +160,70 @@ static void rdma_rwx_sum(struct rdma_rwx_counters __percpu *pcpu, u64 *sum)
 	}
 }
 
-/* Under rdma_rwx_sets_lock; the counts only grow, so no later sum is less. */
+/* The counts only grow, so no later sum is less than the base. */
 static void rdma_rwx_reset(struct rdma_rwx_dev_stats *s)
 {
 	memset(s->base, 0, sizeof(s->base));
 	rdma_rwx_sum(s->pcpu, s->base);
 }
 
-static void rdma_rwx_show(struct seq_file *m, const u64 *sum, const u64 *base)
+/* Per-CPU sums: contexts set up and not destroyed, a gauge no reset moves. */
+static s64 rdma_rwx_live(const u64 *sum)
 {
-	u64 inits;
-	int i;
-
-	for (i = 0; i < RWX_CNT_INIT_BVEC; i++)
-		seq_printf(m, "%s %llu\n", rdma_rwx_counter_names[i],
-			   sum[i] - base[i]);
-	inits = sum[RWX_CNT_INIT_SGE_SINGLE] + sum[RWX_CNT_INIT_SGE_MULTI] +
-		sum[RWX_CNT_INIT_MR] + sum[RWX_CNT_INIT_SIG];
-	/* Signed: a context destroyed on another CPU may be read first. */
-	seq_printf(m, "contexts_live %lld\n",
-		   (s64)(inits - sum[RWX_CNT_DESTROY]));
-	/* Counters added after contexts_live follow it, in their order. */
-	for (i = RWX_CNT_INIT_BVEC; i < RWX_CNT_NR; i++)
-		seq_printf(m, "%s %llu\n", rdma_rwx_counter_names[i],
-			   sum[i] - base[i]);
+	return sum[RWX_CNT_INIT_SGE_SINGLE] + sum[RWX_CNT_INIT_SGE_MULTI] +
+	       sum[RWX_CNT_INIT_MR] + sum[RWX_CNT_INIT_SIG] -
+	       sum[RWX_CNT_DESTROY];
 }
 
-/* What a counters file shows: one set (@s), or all and the removed total. */
-static void rdma_rwx_sum_sets(struct rdma_rwx_dev_stats *s, u64 *sum,
-			      u64 *base)
+/*
+ * What a counters file shows (@v, and contexts_live returned): one set
+ * (@s), less its earlier devices', or every set and the carried counts.
+ * contexts_live is signed: a context destroyed on another CPU may be read
+ * first.
+ */
+static s64 rdma_rwx_sum_sets(struct rdma_rwx_dev_stats *s, u64 *v)
 {
+	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	s64 live_base = 0;
 	int i;
 
-	spin_lock_bh(&rdma_rwx_sets_lock);
+	spin_lock(&rdma_rwx_sets_lock);
 	if (s) {
 		rdma_rwx_sum(s->pcpu, sum);
-		memcpy(base, s->base, sizeof(s->base));
+		memcpy(base, s->base, sizeof(base));
+		live_base = s->live_base;
 	} else {
 		list_for_each_entry(s, &rdma_rwx_sets, node) {
 			rdma_rwx_sum(s->pcpu, sum);
 			for (i = 0; i < RWX_CNT_NR; i++)
 				base[i] += s->base[i];
 		}
-		for (i = 0; i < RWX_CNT_NR; i++) {
-			sum[i] += rdma_rwx_removed[i];
-			base[i] += rdma_rwx_removed_base[i];
-		}
+		for (i = 0; i < RWX_CNT_NR; i++)
+			base[i] -= rdma_rwx_carried[i];
 	}
-	spin_unlock_bh(&rdma_rwx_sets_lock);
-}
-
-/* Zero the event counts of one set (@s), or of all and the removed total. */
-static void rdma_rwx_reset_sets(struct rdma_rwx_dev_stats *s)
-{
-	spin_lock_bh(&rdma_rwx_sets_lock);
-	if (s) {
-		rdma_rwx_reset(s);
-	} else {
-		list_for_each_entry(s, &rdma_rwx_sets, node)
-			rdma_rwx_reset(s);
-		memcpy(rdma_rwx_removed_base, rdma_rwx_removed,
-		       sizeof(rdma_rwx_removed));
-	}
-	spin_unlock_bh(&rdma_rwx_sets_lock);
+	spin_unlock(&rdma_rwx_sets_lock);
+	for (i = 0; i < RWX_CNT_NR; i++)
+		v[i] = sum[i] - base[i];
+	return rdma_rwx_live(sum) - live_base;
 }
 
 /*
  * A counters file: one device's (its set the file's private data) or,
- * without one, the global file.  debugfs keeps a device's set alive while
- * a read or write runs: removal takes the file away (waiting for them)
- * before the set goes.
+ * without one, the global file.  A reset zeroes the event counts of one
+ * set, or of all and the carried counts.
  */
 static int rdma_rwx_counters_show(struct seq_file *m, void *unused)
 {
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	u64 v[RWX_CNT_NR];
+	s64 live = rdma_rwx_sum_sets(m->private, v);
+	int i;
 
-	rdma_rwx_sum_sets(m->private, sum, base);
-	rdma_rwx_show(m, sum, base);
+	for (i = 0; i < RWX_CNT_NR; i++) {
+		/* Counters added after contexts_live follow it. */
+		if (i == RWX_CNT_INIT_BVEC)
+			seq_printf(m, "contexts_live %lld\n", live);
+		seq_printf(m, "%s %llu\n", rdma_rwx_counter_names[i], v[i]);
+	}
 	return 0;
 }
 
@@ -259,7 +236,18 @@ static ssize_t rdma_rwx_counters_reset(struct file *file,
 				       const char __user *buf, size_t len,
 				       loff_t *ppos)
 {
-	rdma_rwx_reset_sets(((struct seq_file *)file->private_data)->private);
+	struct rdma_rwx_dev_stats *s;
+
+	s = ((struct seq_file *)file->private_data)->private;
+	spin_lock(&rdma_rwx_sets_lock);
+	if (s) {
+		rdma_rwx_reset(s);
+	} else {
+		list_for_each_entry(s, &rdma_rwx_sets, node)
+			rdma_rwx_reset(s);
+		memset(rdma_rwx_carried, 0, sizeof(rdma_rwx_carried));
+	}
+	spin_unlock(&rdma_rwx_sets_lock);
 	return len;
 }
 
@@ -281,101 +269,107 @@ static void rdma_rwx_dev_debugfs(struct rdma_rwx_dev_stats *s)
 			    &rdma_rwx_counters_fops);
 }
 
+/* The set free longest, its earlier devices' counts carried, zeroed. */
+static struct rdma_rwx_dev_stats *rdma_rwx_reuse_set(void)
+{
+	struct rdma_rwx_dev_stats *s;
+	int i;
+
+	list_for_each_entry(s, &rdma_rwx_sets, node) {
+		if (s->dev != RDMA_RWX_SET_FREE)
+			continue;
+		/* its counts since the last reset stay in the global file */
+		for (i = 0; i < RWX_CNT_NR; i++)
+			rdma_rwx_carried[i] -= s->base[i];
+		rdma_rwx_reset(s);
+		for (i = 0; i < RWX_CNT_NR; i++)
+			rdma_rwx_carried[i] += s->base[i];
+		s->live_base = rdma_rwx_live(s->base);
+		return s;
+	}
+	return NULL;
+}
+
+/* A free set, or a new one; under rdma_rwx_stats_lock, so one at a time. */
+static struct rdma_rwx_dev_stats *rdma_rwx_take_set(void)
+{
+	struct rdma_rwx_dev_stats *s;
+
+	spin_lock(&rdma_rwx_sets_lock);
+	s = rdma_rwx_reuse_set();
+	spin_unlock(&rdma_rwx_sets_lock);
+	if (s)
+		return s;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->pcpu = alloc_percpu(struct rdma_rwx_counters);
+	if (!s->pcpu) {
+		kfree(s);
+		return NULL;
+	}
+	spin_lock(&rdma_rwx_sets_lock);
+	list_add_tail(&s->node, &rdma_rwx_sets);
+	spin_unlock(&rdma_rwx_sets_lock);
+	return s;
+}
+
 static int rdma_rwx_add_one(struct ib_device *dev)
 {
 	struct rdma_rwx_dev_stats *s;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	s->pcpu = alloc_percpu(struct rdma_rwx_counters);
-	if (!s->pcpu) {
-		kfree(s);
-		return -ENOMEM;
-	}
-	s->dev = dev;
 	mutex_lock(&rdma_rwx_stats_lock);
-	spin_lock_bh(&rdma_rwx_sets_lock);
-	list_add_tail(&s->node, &rdma_rwx_sets);
-	spin_unlock_bh(&rdma_rwx_sets_lock);
-	rdma_rwx_dev_debugfs(s);
+	s = rdma_rwx_take_set();
+	if (s) {
+		WRITE_ONCE(s->dev, dev);
+		rdma_rwx_dev_debugfs(s);
+		ib_set_client_data(dev, &rdma_rwx_client, s);
+	}
 	mutex_unlock(&rdma_rwx_stats_lock);
-	ib_set_client_data(dev, &rdma_rwx_client, s);
-	return 0;
-}
-
-/* Take @s out of every CPU's cache. */
-static void rdma_rwx_uncache(struct rdma_rwx_dev_stats *s)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		cmpxchg(per_cpu_ptr(&rdma_rwx_last_stats, cpu), s,
-			&rdma_rwx_nodev_stats);
-}
-
-/* After retirement's grace period nobody holds @s: its counts join the total. */
-static void rdma_rwx_retire_free(struct rcu_head *rcu)
-{
-	struct rdma_rwx_dev_stats *s =
-		container_of(rcu, struct rdma_rwx_dev_stats, rcu);
-	int i;
-
-	spin_lock_bh(&rdma_rwx_sets_lock);
-	rdma_rwx_sum(s->pcpu, rdma_rwx_removed);
-	for (i = 0; i < RWX_CNT_NR; i++)
-		rdma_rwx_removed_base[i] += s->base[i];
-	list_del(&s->node);
-	spin_unlock_bh(&rdma_rwx_sets_lock);
-	free_percpu(s->pcpu);
-	kfree(s);
+	return s ? 0 : -ENOMEM;
 }
 
 /*
- * Retire the set of @dev, if it has one: its file goes now, its counts
- * stay in the global file (the set stays on the list until freed).
- * Contexts may still be live on @dev (the ULPs whose ib_client was
- * registered before this module's are told of the removal after it): they
- * count in the no-device set from now on (the set names RDMA_RWX_DEV_GONE,
- * so no cache lookup matches it); only a count already past its lookup
- * still lands in the retiring set.
+ * Give the set of @dev back, if it has one: its file goes now, its counts
+ * stay in the global file.  Contexts may still be live on @dev (the ULPs
+ * whose ib_client was registered before this module's are told of the
+ * removal after it): they count in the no-device set from now on, the
+ * free set matching no device in any CPU's cache.  Free sets are taken
+ * again in the order they were freed (the list's tail is the newest).
  */
-static void rdma_rwx_retire(struct ib_device *dev)
+static void rdma_rwx_give_back(struct ib_device *dev)
 {
 	struct rdma_rwx_dev_stats *s;
 
 	mutex_lock(&rdma_rwx_stats_lock);
 	s = ib_get_client_data(dev, &rdma_rwx_client);
-	if (!s) {
-		mutex_unlock(&rdma_rwx_stats_lock);
-		return;
+	if (s) {
+		ib_set_client_data(dev, &rdma_rwx_client, NULL);
+		WRITE_ONCE(s->dev, RDMA_RWX_SET_FREE);
+		debugfs_remove_recursive(s->dir);
+		s->dir = NULL;
+		spin_lock(&rdma_rwx_sets_lock);
+		list_move_tail(&s->node, &rdma_rwx_sets);
+		spin_unlock(&rdma_rwx_sets_lock);
 	}
-	ib_set_client_data(dev, &rdma_rwx_client, NULL);
-	WRITE_ONCE(s->dev, RDMA_RWX_DEV_GONE);
-	smp_mb();	/* pairs with rdma_rwx_dev_counters_slow()'s */
-	rdma_rwx_uncache(s);
-	debugfs_remove_recursive(s->dir);
-	s->dir = NULL;
 	mutex_unlock(&rdma_rwx_stats_lock);
-	call_rcu_tasks(&s->rcu, rdma_rwx_retire_free);
 }
 
 /* The device goes (rdma link delete, driver unload, or this module's unload). */
 static void rdma_rwx_remove_one(struct ib_device *dev, void *client_data)
 {
-	rdma_rwx_retire(dev);
+	rdma_rwx_give_back(dev);
 }
 
 /* The directory follows the device's name. */
 static void rdma_rwx_rename_one(struct ib_device *dev, void *client_data)
 {
-	struct rdma_rwx_dev_stats *s = client_data;
+	struct rdma_rwx_dev_stats *s;
 
-	if (!s)
-		return;
 	mutex_lock(&rdma_rwx_stats_lock);
 	/* Not if it was retired meanwhile (rdma_rwx_stats_forget_device()). */
-	if (ib_get_client_data(dev, &rdma_rwx_client) == s) {
+	s = ib_get_client_data(dev, &rdma_rwx_client);
+	if (s) {
 		debugfs_remove_recursive(s->dir);
 		rdma_rwx_dev_debugfs(s);
 	}
@@ -402,19 +396,15 @@ static struct ib_client rdma_rwx_client = {
  */
 u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter)
 {
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
 	struct rdma_rwx_dev_stats *s = &rdma_rwx_nodev_stats;
+	u64 v[RWX_CNT_NR];
 
-	if (counter >= RWX_CNT_NR)
-		return U64_MAX;
-	/* Held, a removal cannot free the device's counters under us. */
-	mutex_lock(&rdma_rwx_stats_lock);
-	if (dev)
+	if (dev)	/* sets are never freed: no lock needed to hold one */
 		s = ib_get_client_data(dev, &rdma_rwx_client);
-	if (s)
-		rdma_rwx_sum_sets(s, sum, base);
-	mutex_unlock(&rdma_rwx_stats_lock);
-	return s ? sum[counter] - base[counter] : U64_MAX;
+	if (!s || counter >= RWX_CNT_NR)
+		return U64_MAX;
+	rdma_rwx_sum_sets(s, v);
+	return v[counter];
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter, RDMA_RWX_TESTING);
 
@@ -429,41 +419,29 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter, RDMA_RWX_TESTING);
  */
 u64 rdma_rwx_total_counter(unsigned int counter)
 {
-	u64 sum[RWX_CNT_NR] = {}, base[RWX_CNT_NR] = {};
+	u64 v[RWX_CNT_NR];
 
 	if (counter >= RWX_CNT_NR)
 		return U64_MAX;
-	rdma_rwx_sum_sets(NULL, sum, base);
-	return sum[counter] - base[counter];
+	rdma_rwx_sum_sets(NULL, v);
+	return v[counter];
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_total_counter, RDMA_RWX_TESTING);
 
 /**
- * rdma_rwx_stats_forget_device() - retire a device's counters now
+ * rdma_rwx_stats_forget_device() - give a device's counters back now
  * @dev: the device
  *
  * For the KUnit suites (namespace RDMA_RWX_TESTING): what the device's
  * removal does to its counters, while the test still holds contexts on
  * it, as when a ULP hears of the removal after this module does.  Its
- * later removal finds nothing left to retire.
+ * later removal finds nothing left to give back.
  */
 void rdma_rwx_stats_forget_device(struct ib_device *dev)
 {
-	rdma_rwx_retire(dev);
+	rdma_rwx_give_back(dev);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_stats_forget_device, RDMA_RWX_TESTING);
-
-/**
- * rdma_rwx_stats_retire_barrier() - wait for retired counters to be freed
- *
- * For the KUnit suites (namespace RDMA_RWX_TESTING): after it, every set
- * retired before the call is folded into the removed total and freed.
- */
-void rdma_rwx_stats_retire_barrier(void)
-{
-	rcu_barrier_tasks();
-}
-EXPORT_SYMBOL_NS_GPL(rdma_rwx_stats_retire_barrier, RDMA_RWX_TESTING);
 
 /**
  * rdma_rwx_dev_counter_name() - the line name of a counter
@@ -478,6 +456,20 @@ const char *rdma_rwx_dev_counter_name(unsigned int counter)
 	return counter < RWX_CNT_NR ? rdma_rwx_counter_names[counter] : NULL;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter_name, RDMA_RWX_TESTING);
+
+/* Every device is gone: free the sets, the no-device one aside. */
+static void rdma_rwx_free_sets(void)
+{
+	struct rdma_rwx_dev_stats *s, *next;
+
+	list_for_each_entry_safe(s, next, &rdma_rwx_sets, node) {
+		if (s == &rdma_rwx_nodev_stats)
+			continue;
+		free_percpu(s->pcpu);
+		kfree(s);
+	}
+	debugfs_remove_recursive(rdma_rwx_debugfs);
+}
 
 int rdma_rwx_stats_init(void)
 {
@@ -494,18 +486,13 @@ int rdma_rwx_stats_init(void)
 	rdma_rwx_debugfs_devices = debugfs_create_dir("devices",
 						      rdma_rwx_debugfs);
 	ret = ib_register_client(&rdma_rwx_client);
-	if (ret) {
-		/* Devices added before the failure were retired: wait. */
-		rcu_barrier_tasks();
-		debugfs_remove_recursive(rdma_rwx_debugfs);
-	}
+	if (ret)	/* the devices added before the failure were removed */
+		rdma_rwx_free_sets();
 	return ret;
 }
 
 void rdma_rwx_stats_exit(void)
 {
 	ib_unregister_client(&rdma_rwx_client);
-	/* The retirement callback is this module's code. */
-	rcu_barrier_tasks();
-	debugfs_remove_recursive(rdma_rwx_debugfs);
+	rdma_rwx_free_sets();
 }

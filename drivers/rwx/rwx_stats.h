@@ -12,8 +12,6 @@
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
-#include <linux/preempt.h>
-#include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
@@ -45,19 +43,18 @@ struct rdma_rwx_counters {
 /*
  * The counters of one device (@dev NULL: of calls that named none, and of
  * contexts whose device went away before they were destroyed;
- * RDMA_RWX_DEV_GONE once retired, so that a device allocated where the
- * removed one was is not taken for it by a CPU that still caches the set).
+ * RDMA_RWX_SET_FREE between devices, so that no lookup matches it).
  */
 struct rdma_rwx_dev_stats {
 	struct ib_device *dev;
 	struct rdma_rwx_counters __percpu *pcpu;
 	u64 base[RWX_CNT_NR];		/* the counts' sum at the last reset */
+	s64 live_base;			/* earlier devices' contexts_live */
 	struct dentry *dir;		/* devices/<name>/ in debugfs */
-	struct list_head node;		/* on the list of sets until freed */
-	struct rcu_head rcu;		/* retirement (rwx_stats.c) */
+	struct list_head node;		/* on the list of sets, free or not */
 };
 
-#define RDMA_RWX_DEV_GONE	((struct ib_device *)ERR_PTR(-ENODEV))
+#define RDMA_RWX_SET_FREE	((struct ib_device *)ERR_PTR(-ENODEV))
 
 /* What a context's init chose, for the counters and the trace events. */
 enum rdma_rwx_stat_path {
@@ -88,20 +85,11 @@ DECLARE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev);
 
 /*
- * Counts run preemptible and unmarked; only RCU-tasks grace periods cover
- * them when a device's set retires.  Debian's 6.1 and 6.12 have it.
- */
-#if !IS_ENABLED(CONFIG_TASKS_RCU)
-#error "rdma_rwx's counters need a kernel with CONFIG_TASKS_RCU"
-#endif
-
-/*
  * Whether this CPU's one-entry cache names @dev (a load and a compare);
  * *@c: the cached counters, @dev's on a hit.  Preemptible: the caller may
  * count on another CPU than the one whose cache it read (this_cpu_*()
- * count wherever they run), and a set is freed only after an RCU-tasks
- * grace period, which waits for every task to switch voluntarily - none
- * does between the lookup and its count.  The cache is a fast path:
+ * count wherever they run), and no set is freed before the module
+ * (rwx_stats.c says why that is enough).  The cache is a fast path:
  * looking the client data up on every count instead measured 210 more
  * instructions a context (make bench, -icount, rxe: 221 -> 435 for one
  * entry on the SGE path, 1024 -> 1234 on the MR path).
@@ -217,7 +205,6 @@ void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
 u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter);
 u64 rdma_rwx_total_counter(unsigned int counter);
 void rdma_rwx_stats_forget_device(struct ib_device *dev);
-void rdma_rwx_stats_retire_barrier(void);
 const char *rdma_rwx_dev_counter_name(unsigned int counter);
 
 int rdma_rwx_stats_init(void);
