@@ -211,17 +211,19 @@ static noinline int rdma_rwx_ctx_init_one(struct rdma_rw_ctx *ctx,
 		    rdma_rwx_port_valid(dev, port_num) &&
 		    sg_offset < sg->length &&
 		    rdma_rwx_single_sge(qp, port_num, dir)) {
-			enum rdma_rwx_counter path = RWX_CNT_INIT_SGE_SINGLE;
 			u32 bytes = sg->length - sg_offset;
+			struct rdma_rwx_counters __percpu *c;
 
 			rdma_rwx_dma_map_sg(dev, sg, 1, dir);
 			rdma_rwx_init_single_wr(ctx, qp,
 						sg_dma_address(sg) + sg_offset,
 						bytes, remote_addr, rkey, dir);
-			if (likely(rdma_rwx_count_ctx_cached(dev, path, 0,
-							     bytes, dir)))
-				return 1;
-			return rdma_rwx_count_single_miss(dev, bytes, dir);
+			if (unlikely(!rdma_rwx_counters_hit(dev, &c)))
+				return rdma_rwx_count_single_miss(dev, bytes,
+								  dir);
+			rdma_rwx_count_ctx_in(c, RWX_CNT_INIT_SGE_SINGLE, 0,
+					      bytes, dir);
+			return 1;
 		}
 	}
 	return rdma_rwx_ctx_init_any(ctx, qp, port_num, sg, sg_cnt, sg_offset,
@@ -411,12 +413,14 @@ static __always_inline void rdma_rwx_ctx_retire(struct rdma_rw_ctx *ctx,
 						enum dma_data_direction dir)
 {
 	struct ib_device *dev = qp->pd->device;
+	struct rdma_rwx_counters __percpu *c;
 
 	ctx->type = RDMA_RWX_CTX_DEAD;
-	if (unlikely(!rdma_rwx_count_cached(dev, RWX_CNT_DESTROY))) {
+	if (unlikely(!rdma_rwx_counters_hit(dev, &c))) {
 		rdma_rwx_ctx_retire_slow(dev, sg, sg_cnt, dir);
 		return;
 	}
+	this_cpu_inc(c->events[RWX_CNT_DESTROY]);
 	ib_dma_unmap_sg(dev, sg, sg_cnt, dir);
 }
 

@@ -86,7 +86,8 @@ struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *
 
 /*
  * Whether this CPU's one-entry cache names @dev (a load and a compare);
- * *@c: the cached counters, @dev's on a hit.  Preemptible: the caller may
+ * *@c: the cached counters, @dev's on a hit.  A fast path tests it and
+ * counts in *@c itself, its miss out of line, so that it makes no call.  Preemptible: the caller may
  * count on another CPU than the one whose cache it read (this_cpu_*()
  * count wherever they run), and no set is freed before the module
  * (rwx_stats.c says why that is enough).  The cache is a fast path:
@@ -135,22 +136,6 @@ static inline void rdma_rwx_count(struct ib_device *dev,
 	this_cpu_inc(rdma_rwx_dev_counters(dev)->events[counter]);
 }
 
-/*
- * Count @counter on @dev when this CPU's cache names @dev, and say so;
- * else count nothing: the caller then counts out of line
- * (rdma_rwx_count()), so that its fast path makes no call of its own.
- */
-static __always_inline bool rdma_rwx_count_cached(struct ib_device *dev,
-						  enum rdma_rwx_counter counter)
-{
-	struct rdma_rwx_counters __percpu *c;
-	bool hit = rdma_rwx_counters_hit(dev, &c);
-
-	if (hit)
-		this_cpu_inc(c->events[counter]);
-	return hit;
-}
-
 /* A context's counts in counters @c: its path, the MRs it took, its bytes. */
 static __always_inline void
 rdma_rwx_count_ctx_in(struct rdma_rwx_counters __percpu *c,
@@ -174,22 +159,6 @@ static __always_inline void rdma_rwx_count_ctx(struct ib_device *dev,
 {
 	rdma_rwx_count_ctx_in(rdma_rwx_dev_counters(dev), path, mrs, bytes,
 			      dir);
-}
-
-/*
- * rdma_rwx_count_ctx() when this CPU's cache names @dev, and say so; else
- * count nothing, as rdma_rwx_count_cached().
- */
-static __always_inline bool
-rdma_rwx_count_ctx_cached(struct ib_device *dev, enum rdma_rwx_counter path,
-			  u32 mrs, u64 bytes, enum dma_data_direction dir)
-{
-	struct rdma_rwx_counters __percpu *c;
-	bool hit = rdma_rwx_counters_hit(dev, &c);
-
-	if (hit)
-		rdma_rwx_count_ctx_in(c, path, mrs, bytes, dir);
-	return hit;
 }
 
 void rdma_rwx_trace_post(struct ib_device *dev, u32 port_num,
