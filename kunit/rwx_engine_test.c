@@ -21,6 +21,7 @@
 #include "../drivers/rwx/rwx_internal.h"
 #include "../drivers/rwx/rwx_stats.h"
 #include "rwx_counts.h"
+#include "rwx_debugfs.h"
 #include "rwx_loopback.h"
 #include "rwx_rw_fixture.h"
 #include "rwx_test_devs.h"
@@ -939,11 +940,12 @@ static void rwx_counters_one_page(struct kunit *test, struct rwx_counts *a,
  * context is live on it (a ULP that hears of the removal after the engine
  * does destroys its contexts later): the device's set is gone, and from
  * then on its contexts count in the no-device set - even on a CPU whose
- * cache still holds the freed set - while the global file keeps every
- * count.  A device that appears next takes the set free longest (this
- * one, or an older one): its file starts from zero, and the set's counts
- * so far stay in the global file, none lost, none twice.  The test stays
- * on one CPU, the one whose cache holds the set.
+ * cache still holds the given-back set (the test stays on that CPU) -
+ * while the global file keeps every count.  A grace period later the set
+ * is free, the last given back: a device that appears then takes it, and
+ * its file starts from zero - contexts_live too, though the set's first
+ * device left a context live on it - while the set's counts so far stay
+ * in the global file, none lost, none twice.
  */
 static void rwx_engine_counters_retired(struct kunit *test)
 {
@@ -951,9 +953,12 @@ static void rwx_engine_counters_retired(struct kunit *test)
 	struct rwx_rw_fixture *ctx = test->priv;
 	struct rwx_counts total, nodev;
 	struct rdma_rwx_caps caps;
+	struct ib_device *dev, *next_dev;
 	struct rwx_testdev *next;
+	struct rwx_dbg_file file;
+	struct rwx_dbg dbg = {};
 	struct rdma_rw_ctx rw;
-	struct ib_device *dev;
+	int ret;
 	u32 i;
 
 	/* Each case runs in a thread of its own: no need to undo this. */
@@ -984,14 +989,24 @@ static void rwx_engine_counters_retired(struct kunit *test)
 	rwx_counts_check(test, &nodev, "live context destroyed");
 	rwx_counters_one_page(test, &total, &nodev, "after the removal");
 
+	rdma_rwx_stats_retire_barrier();
 	next = rwx_testdev_create("rwxcnt%d", &rwx_tdev_sge3_rd2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, next);
-	for (i = 0; i < RWX_CNT_NR; i++)
-		KUNIT_EXPECT_EQ_MSG(test,
-				    rdma_rwx_dev_counter(rwx_testdev_ibdev(next),
-							 i),
+	next_dev = rwx_testdev_ibdev(next);
+	ret = rwx_dbg_open(&dbg);
+	if (!ret)
+		ret = rwx_dbg_counters_read(&dbg, next_dev, &file);
+	rwx_dbg_close(&dbg);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s's counters file", next_dev->name);
+	KUNIT_EXPECT_EQ(test, ret ? -1LL : file.live, 0LL);
+	for (i = 0; i < RWX_CNT_NR; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, rdma_rwx_dev_counter(next_dev, i),
 				    0ULL, "a new device's %s",
 				    rdma_rwx_dev_counter_name(i));
+		KUNIT_EXPECT_EQ_MSG(test, ret ? U64_MAX : file.v[i], 0ULL,
+				    "a new device's file: %s",
+				    rdma_rwx_dev_counter_name(i));
+	}
 	rwx_counts_check(test, &total, "a free set taken again");
 	rwx_testdev_destroy(next);
 	rwx_counts_check(test, &total, "its device gone");

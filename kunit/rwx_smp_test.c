@@ -42,6 +42,7 @@
 #include "../drivers/rwx/rwx_internal.h"
 #include "../drivers/rwx/rwx_stats.h"
 #include "rwx_counts.h"
+#include "rwx_debugfs.h"
 #include "rwx_loopback.h"
 #include "rwx_rw_fixture.h"
 #include "rwx_t10_oracle.h"
@@ -145,11 +146,6 @@ struct rwx_smp_worker {
 };
 
 /* The counters' debugfs files, reached from a kernel thread. */
-struct rwx_smp_dbg {
-	struct file_system_type *fs;
-	struct vfsmount *mnt;
-};
-
 /* The state of one case: one at a time (the suite's exit cleans up). */
 struct rwx_smp_env {
 	struct kunit *test;
@@ -171,7 +167,7 @@ struct rwx_smp_env {
 	struct rwx_smp_worker reader;
 	u32 samples;
 	s64 live_min, live_max;		/* contexts_live as the resetter saw it */
-	struct rwx_smp_dbg dbg;
+	struct rwx_dbg dbg;
 	/* the device that comes and goes */
 	struct rwx_smp_worker churn;
 	struct rwx_loopback churn_conn;
@@ -683,156 +679,6 @@ static void rwx_smp_join(struct rwx_smp_env *env, struct rwx_smp_worker *w)
 	w->task = NULL;
 }
 
-/* ---- the counters' debugfs files ---- */
-
-static int rwx_smp_dbg_open(struct rwx_smp_dbg *d)
-{
-	d->fs = get_fs_type("debugfs");
-	if (!d->fs)
-		return -ENODEV;
-	d->mnt = kern_mount(d->fs);
-	if (IS_ERR(d->mnt)) {
-		int ret = PTR_ERR(d->mnt);
-
-		d->mnt = NULL;
-		return ret;
-	}
-	return 0;
-}
-
-static void rwx_smp_dbg_close(struct rwx_smp_dbg *d)
-{
-	if (d->mnt)
-		kern_unmount(d->mnt);
-	d->mnt = NULL;
-	if (d->fs)
-		module_put(d->fs->owner);	/* put_filesystem() */
-	d->fs = NULL;
-}
-
-static struct dentry *rwx_smp_lookup(const char *name, struct dentry *parent)
-{
-	struct dentry *d = debugfs_lookup(name, parent);
-
-	return IS_ERR(d) ? NULL : d;
-}
-
-/*
- * <debugfs>/rdma_rwx/counters, or with @dev devices/<dev>/counters, open
- * for reading and writing: looked up in debugfs and opened on a kernel
- * mount of it (a kernel thread's root need not see where user space
- * mounted it).
- */
-static struct file *rwx_smp_counters_file(struct rwx_smp_dbg *d,
-					  struct ib_device *dev)
-{
-	struct dentry *top, *devs = NULL, *dir = NULL, *f = NULL;
-	struct file *file = ERR_PTR(-ENOENT);
-
-	top = rwx_smp_lookup("rdma_rwx", NULL);
-	if (!top)
-		return file;
-	dir = top;
-	if (dev) {
-		devs = rwx_smp_lookup("devices", top);
-		dir = devs ? rwx_smp_lookup(dev_name(&dev->dev), devs) : NULL;
-	}
-	if (dir)
-		f = rwx_smp_lookup("counters", dir);
-	if (f) {
-		struct path path = { .mnt = d->mnt, .dentry = f };
-
-		file = dentry_open(&path, O_RDWR, current_cred());
-	}
-	dput(f);
-	if (dir != top)
-		dput(dir);
-	dput(devs);
-	dput(top);
-	return file;
-}
-
-/*
- * Zero a counters file's event counts, as "echo > counters" does.  Through
- * the file's own write (kernel_write() wants write_iter, which debugfs'
- * proxy has not); the engine's reset takes any write and reads none of
- * its bytes, so the kernel buffer is never copied from (and would only
- * fail the copy, not fault, if it were).
- */
-static int rwx_smp_counters_reset(struct rwx_smp_dbg *d, struct ib_device *dev)
-{
-	struct file *file = rwx_smp_counters_file(d, dev);
-	static const char one[] = "1\n";
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	n = file->f_op->write(file, (__force const char __user *)one, 2, &pos);
-	__fput_sync(file);
-	return n == 2 ? 0 : n < 0 ? n : -EIO;
-}
-
-/* One counters file: its counts since the last reset, and contexts_live. */
-struct rwx_smp_file {
-	u64 v[RWX_CNT_NR];
-	s64 live;
-};
-
-static int rwx_smp_counters_read(struct rwx_smp_dbg *d, struct ib_device *dev,
-				 struct rwx_smp_file *out)
-{
-	struct file *file = rwx_smp_counters_file(d, dev);
-	u32 found = 0, want = (1U << RWX_CNT_NR) - 1, i;
-	char *buf, *line, *next;
-	struct iov_iter to;
-	struct kiocb kiocb;
-	bool live = false;
-	struct kvec kv;
-	ssize_t n;
-
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	buf = kzalloc(2048, GFP_KERNEL);
-	if (!buf) {
-		__fput_sync(file);
-		return -ENOMEM;
-	}
-	kv.iov_base = buf;
-	kv.iov_len = 2047;
-	/* The file's seq_file, read into a kernel buffer (see above). */
-	iov_iter_kvec(&to, READ, &kv, 1, 2047);
-	init_sync_kiocb(&kiocb, file);
-	kiocb.ki_pos = 0;
-	n = seq_read_iter(&kiocb, &to);
-	__fput_sync(file);
-	for (line = buf; n > 0 && line && *line; line = next) {
-		char name[32];
-		long long val;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (sscanf(line, "%31s %lld", name, &val) != 2)
-			continue;
-		if (!strcmp(name, "contexts_live")) {
-			out->live = val;
-			live = true;
-			continue;
-		}
-		for (i = 0; i < RWX_CNT_NR; i++) {
-			if (!strcmp(name, rdma_rwx_dev_counter_name(i))) {
-				out->v[i] = (u64)val;
-				found |= 1U << i;
-			}
-		}
-	}
-	kfree(buf);
-	if (n < 0)
-		return n;
-	return found == want && live ? 0 : -EPROTO;
-}
-
 /* ---- the helpers: reader, resetter, the device that comes and goes ---- */
 
 static u64 rwx_smp_inits(struct ib_device *dev, bool total)
@@ -908,13 +754,13 @@ static int rwx_smp_resetter_fn(void *data)
 {
 	struct rwx_smp_worker *r = data;
 	struct rwx_smp_env *env = r->env;
-	struct rwx_smp_file f;
+	struct rwx_dbg_file f;
 	u64 d, in, v;
 	int ret;
 	u32 i;
 
 	while (!READ_ONCE(env->workers_done) && !r->err) {
-		ret = rwx_smp_counters_reset(&env->dbg, env->samples & 1 ?
+		ret = rwx_dbg_counters_reset(&env->dbg, env->samples & 1 ?
 					     NULL : env->dev);
 		if (ret) {
 			rwx_smp_fail(r, ret, "reset %u: %d", env->samples, ret);
@@ -932,7 +778,7 @@ static int rwx_smp_resetter_fn(void *data)
 					     env->samples,
 					     rdma_rwx_dev_counter_name(i), v);
 		}
-		ret = rwx_smp_counters_read(&env->dbg, env->samples % 3 ?
+		ret = rwx_dbg_counters_read(&env->dbg, env->samples % 3 ?
 					    env->dev : NULL, &f);
 		if (ret)
 			rwx_smp_fail(r, ret, "reading the counters file: %d", ret);
@@ -1069,7 +915,7 @@ static void rwx_smp_cleanup(struct rwx_smp_env *env)
 	rwx_smp_join(env, &env->reader);
 	rwx_smp_join(env, &env->churn);
 	rwx_smp_free(&env->churn, RWX_SMP_CHURN_ORDER);
-	rwx_smp_dbg_close(&env->dbg);
+	rwx_dbg_close(&env->dbg);
 	if (!IS_ERR_OR_NULL(env->sig_qp))
 		ib_destroy_qp(env->sig_qp);
 	if (!IS_ERR_OR_NULL(env->sig_peer))
@@ -1257,13 +1103,13 @@ static void rwx_smp_stress(struct kunit *test,
 	struct rwx_counts dc, nodev, total;
 	struct rwx_smp_pools pools;
 	struct rwx_smp_env *env;
-	struct rwx_smp_file f;
+	struct rwx_dbg_file f;
 	ktime_t start = ktime_get();
 	u32 i;
 
 	env = rwx_smp_setup(test, dev);
 	rwx_smp_pools_read(env, &pools);
-	KUNIT_ASSERT_EQ(test, rwx_smp_dbg_open(&env->dbg), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_open(&env->dbg), 0);
 	rwx_counts_start(test, &dc, env->dev);
 	rwx_counts_start(test, &nodev, NULL);
 	rwx_counts_start_total(test, &total);
@@ -1302,9 +1148,9 @@ static void rwx_smp_stress(struct kunit *test,
 	rwx_counts_check(test, &nodev, "the workers");
 	rwx_counts_check(test, &total, "the workers and the second device");
 	rwx_smp_pools_check(test, env, &pools);
-	KUNIT_ASSERT_EQ(test, rwx_smp_counters_read(&env->dbg, env->dev, &f), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_counters_read(&env->dbg, env->dev, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.live, 0LL);
-	KUNIT_ASSERT_EQ(test, rwx_smp_counters_read(&env->dbg, NULL, &f), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_counters_read(&env->dbg, NULL, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.live, 0LL);
 
 	if (env->tdev) {
@@ -1313,7 +1159,7 @@ static void rwx_smp_stress(struct kunit *test,
 		KUNIT_EXPECT_EQ(test, rdma_rwx_dev_counter(env->dev, RWX_CNT_DESTROY),
 				U64_MAX);
 		rwx_counts_check(test, &total, "the device retired");
-		KUNIT_ASSERT_EQ(test, rwx_smp_counters_read(&env->dbg, NULL, &f), 0);
+		KUNIT_ASSERT_EQ(test, rwx_dbg_counters_read(&env->dbg, NULL, &f), 0);
 		KUNIT_EXPECT_EQ(test, f.live, 0LL);
 	}
 }
@@ -1329,7 +1175,7 @@ static void rwx_smp_stress_reset(struct kunit *test,
 {
 	struct rwx_smp_pools pools;
 	struct rwx_smp_env *env;
-	struct rwx_smp_file f;
+	struct rwx_dbg_file f;
 	ktime_t start = ktime_get();
 	u32 i;
 
@@ -1337,17 +1183,17 @@ static void rwx_smp_stress_reset(struct kunit *test,
 	env->live_min = S64_MAX;
 	env->live_max = S64_MIN;
 	rwx_smp_pools_read(env, &pools);
-	KUNIT_ASSERT_EQ(test, rwx_smp_dbg_open(&env->dbg), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_open(&env->dbg), 0);
 
 	rwx_smp_run(test, env, rwx_smp_resetter_fn, env->tdev);
 	KUNIT_EXPECT_GT(test, env->samples, 0U);
 	rwx_smp_pools_check(test, env, &pools);
-	KUNIT_ASSERT_EQ(test, rwx_smp_counters_read(&env->dbg, env->dev, &f), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_counters_read(&env->dbg, env->dev, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.live, 0LL);
-	KUNIT_ASSERT_EQ(test, rwx_smp_counters_read(&env->dbg, NULL, &f), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_counters_read(&env->dbg, NULL, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.live, 0LL);
-	KUNIT_ASSERT_EQ(test, rwx_smp_counters_reset(&env->dbg, env->dev), 0);
-	KUNIT_ASSERT_EQ(test, rwx_smp_counters_read(&env->dbg, env->dev, &f), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_counters_reset(&env->dbg, env->dev), 0);
+	KUNIT_ASSERT_EQ(test, rwx_dbg_counters_read(&env->dbg, env->dev, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.live, 0LL);
 	for (i = 0; i < RWX_CNT_NR; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, f.v[i], 0ULL, "%s after a reset",

@@ -19,11 +19,14 @@
  * The hot path finds a device's set in a per-CPU one-entry cache
  * (rdma_rwx_last_stats) and counts with preemption enabled, so a task may
  * be preempted holding a set's address.  Sets are therefore never freed
- * while the module is loaded: a removed device's set is marked free and
- * stays on the list the global file sums; a device that appears later
- * takes the set free longest, its earlier devices' counts carried into
- * the global file.  A count that passed its cache test just before its
- * device went lands in the free set, which the global file still sums.
+ * while the module is loaded: a removed device's set names no device
+ * (RDMA_RWX_SET_GONE) and stays on the list the global file sums, so a
+ * count that passed its cache test just before lands where the global
+ * file still sees it.  After an RCU-tasks grace period (every task has
+ * since switched voluntarily, which no counting section does, and
+ * interrupt handlers have ended) no such count is left, and the set is
+ * free: a device that appears later takes it, its earlier devices' counts
+ * carried into the global file.
  */
 
 #include <linux/debugfs.h>
@@ -51,7 +54,7 @@ DEFINE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 /* Serialises the client data's changes with the debugfs tree. */
 static DEFINE_MUTEX(rdma_rwx_stats_lock);
 /*
- * Protects the list of sets (in use or free, the no-device one first),
+ * Protects the list of sets (in use or not, the last given back first),
  * their bases and the carried counts; taken inside rdma_rwx_stats_lock.  A
  * file read takes only this one: removing the file waits for its readers.
  */
@@ -269,14 +272,14 @@ static void rdma_rwx_dev_debugfs(struct rdma_rwx_dev_stats *s)
 			    &rdma_rwx_counters_fops);
 }
 
-/* The set free longest, its earlier devices' counts carried, zeroed. */
+/* A free set, its earlier devices' counts carried, zeroed. */
 static struct rdma_rwx_dev_stats *rdma_rwx_reuse_set(void)
 {
 	struct rdma_rwx_dev_stats *s;
 	int i;
 
 	list_for_each_entry(s, &rdma_rwx_sets, node) {
-		if (s->dev != RDMA_RWX_SET_FREE)
+		if (READ_ONCE(s->dev) != RDMA_RWX_SET_FREE)
 			continue;
 		/* its counts since the last reset stay in the global file */
 		for (i = 0; i < RWX_CNT_NR; i++)
@@ -329,13 +332,21 @@ static int rdma_rwx_add_one(struct ib_device *dev)
 	return s ? 0 : -ENOMEM;
 }
 
+/* A grace period after its device went: no count can land in @s now. */
+static void rdma_rwx_set_free(struct rcu_head *rcu)
+{
+	struct rdma_rwx_dev_stats *s =
+		container_of(rcu, struct rdma_rwx_dev_stats, rcu);
+
+	WRITE_ONCE(s->dev, RDMA_RWX_SET_FREE);
+}
+
 /*
  * Give the set of @dev back, if it has one: its file goes now, its counts
  * stay in the global file.  Contexts may still be live on @dev (the ULPs
  * whose ib_client was registered before this module's are told of the
- * removal after it): they count in the no-device set from now on, the
- * free set matching no device in any CPU's cache.  Free sets are taken
- * again in the order they were freed (the list's tail is the newest).
+ * removal after it): they count in the no-device set from now on, the set
+ * matching no device in any CPU's cache.
  */
 static void rdma_rwx_give_back(struct ib_device *dev)
 {
@@ -345,12 +356,13 @@ static void rdma_rwx_give_back(struct ib_device *dev)
 	s = ib_get_client_data(dev, &rdma_rwx_client);
 	if (s) {
 		ib_set_client_data(dev, &rdma_rwx_client, NULL);
-		WRITE_ONCE(s->dev, RDMA_RWX_SET_FREE);
+		WRITE_ONCE(s->dev, RDMA_RWX_SET_GONE);
 		debugfs_remove_recursive(s->dir);
 		s->dir = NULL;
 		spin_lock(&rdma_rwx_sets_lock);
-		list_move_tail(&s->node, &rdma_rwx_sets);
+		list_move(&s->node, &rdma_rwx_sets);
 		spin_unlock(&rdma_rwx_sets_lock);
+		call_rcu_tasks(&s->rcu, rdma_rwx_set_free);
 	}
 	mutex_unlock(&rdma_rwx_stats_lock);
 }
@@ -399,12 +411,16 @@ u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter)
 	struct rdma_rwx_dev_stats *s = &rdma_rwx_nodev_stats;
 	u64 v[RWX_CNT_NR];
 
-	if (dev)	/* sets are never freed: no lock needed to hold one */
-		s = ib_get_client_data(dev, &rdma_rwx_client);
-	if (!s || counter >= RWX_CNT_NR)
+	if (counter >= RWX_CNT_NR)
 		return U64_MAX;
-	rdma_rwx_sum_sets(s, v);
-	return v[counter];
+	/* Held, the device's set cannot be given back meanwhile. */
+	mutex_lock(&rdma_rwx_stats_lock);
+	if (dev)
+		s = ib_get_client_data(dev, &rdma_rwx_client);
+	if (s)
+		rdma_rwx_sum_sets(s, v);
+	mutex_unlock(&rdma_rwx_stats_lock);
+	return s ? v[counter] : U64_MAX;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter, RDMA_RWX_TESTING);
 
@@ -457,18 +473,34 @@ const char *rdma_rwx_dev_counter_name(unsigned int counter)
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_dev_counter_name, RDMA_RWX_TESTING);
 
-/* Every device is gone: free the sets, the no-device one aside. */
+/**
+ * rdma_rwx_stats_retire_barrier() - wait until given-back counters are free
+ *
+ * For the KUnit suites (namespace RDMA_RWX_TESTING): after it, every set
+ * given back before the call can be taken by a new device.
+ */
+void rdma_rwx_stats_retire_barrier(void)
+{
+	rcu_barrier_tasks();
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rwx_stats_retire_barrier, RDMA_RWX_TESTING);
+
+/*
+ * Every device is gone: free the sets, the no-device one aside, once the
+ * files' readers and the grace periods (this module's code) are done.
+ */
 static void rdma_rwx_free_sets(void)
 {
 	struct rdma_rwx_dev_stats *s, *next;
 
+	debugfs_remove_recursive(rdma_rwx_debugfs);
+	rcu_barrier_tasks();
 	list_for_each_entry_safe(s, next, &rdma_rwx_sets, node) {
 		if (s == &rdma_rwx_nodev_stats)
 			continue;
 		free_percpu(s->pcpu);
 		kfree(s);
 	}
-	debugfs_remove_recursive(rdma_rwx_debugfs);
 }
 
 int rdma_rwx_stats_init(void)

@@ -12,6 +12,7 @@
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
@@ -42,8 +43,9 @@ struct rdma_rwx_counters {
 
 /*
  * The counters of one device (@dev NULL: of calls that named none, and of
- * contexts whose device went away before they were destroyed;
- * RDMA_RWX_SET_FREE between devices, so that no lookup matches it).
+ * contexts whose device went away before they were destroyed).  Between
+ * devices @dev matches no lookup: RDMA_RWX_SET_GONE until a grace period
+ * has passed, then RDMA_RWX_SET_FREE.
  */
 struct rdma_rwx_dev_stats {
 	struct ib_device *dev;
@@ -52,9 +54,11 @@ struct rdma_rwx_dev_stats {
 	s64 live_base;			/* earlier devices' contexts_live */
 	struct dentry *dir;		/* devices/<name>/ in debugfs */
 	struct list_head node;		/* on the list of sets, free or not */
+	struct rcu_head rcu;		/* from gone to free (rwx_stats.c) */
 };
 
-#define RDMA_RWX_SET_FREE	((struct ib_device *)ERR_PTR(-ENODEV))
+#define RDMA_RWX_SET_GONE	((struct ib_device *)ERR_PTR(-ENODEV))
+#define RDMA_RWX_SET_FREE	((struct ib_device *)ERR_PTR(-ENOENT))
 
 /* What a context's init chose, for the counters and the trace events. */
 enum rdma_rwx_stat_path {
@@ -85,15 +89,24 @@ DECLARE_PER_CPU(struct rdma_rwx_dev_stats *, rdma_rwx_last_stats);
 struct rdma_rwx_counters __percpu *rdma_rwx_dev_counters_slow(struct ib_device *dev);
 
 /*
+ * Counts run preemptible and unmarked; only RCU-tasks grace periods cover
+ * them when a device's set is given back.  Debian's 6.1 and 6.12 have it.
+ */
+#if !IS_ENABLED(CONFIG_TASKS_RCU)
+#error "rdma_rwx's counters need a kernel with CONFIG_TASKS_RCU"
+#endif
+
+/*
  * Whether this CPU's one-entry cache names @dev (a load and a compare);
  * *@c: the cached counters, @dev's on a hit.  A fast path tests it and
- * counts in *@c itself, its miss out of line, so that it makes no call.  Preemptible: the caller may
- * count on another CPU than the one whose cache it read (this_cpu_*()
- * count wherever they run), and no set is freed before the module
- * (rwx_stats.c says why that is enough).  The cache is a fast path:
- * looking the client data up on every count instead measured 210 more
- * instructions a context (make bench, -icount, rxe: 221 -> 435 for one
- * entry on the SGE path, 1024 -> 1234 on the MR path).
+ * counts in *@c itself, its miss out of line, so that it makes no call.
+ * Preemptible: the caller may count on another CPU than the one whose
+ * cache it read (this_cpu_*() count wherever they run), and a set goes
+ * to another device only a grace period after its own went (rwx_stats.c).
+ * The cache is a fast path: looking the client data up on every count
+ * instead measured 210 more instructions a context (make bench, -icount,
+ * rxe: 221 -> 435 for one entry on the SGE path, 1024 -> 1234 on the MR
+ * path).
  */
 static __always_inline bool
 rdma_rwx_counters_hit(struct ib_device *dev,
@@ -174,6 +187,7 @@ void rdma_rwx_count_init_done(struct ib_qp *qp, u32 port_num,
 u64 rdma_rwx_dev_counter(struct ib_device *dev, unsigned int counter);
 u64 rdma_rwx_total_counter(unsigned int counter);
 void rdma_rwx_stats_forget_device(struct ib_device *dev);
+void rdma_rwx_stats_retire_barrier(void);
 const char *rdma_rwx_dev_counter_name(unsigned int counter);
 
 int rdma_rwx_stats_init(void);
