@@ -34,9 +34,10 @@ summary() {
 	s=$(awk -F'\t' '$3 == "skip"' "$RWX_RESULTS" | wc -l)
 	echo
 	if [ "$f" != 0 ]; then
+		print_excerpts
+		# Last, beside the count: a log cut to its end still says why.
 		echo "Failures:"
 		awk -F'\t' '$3 == "fail" {printf "  %s: %s -- %s\n", $1, $2, $4}' "$RWX_RESULTS"
-		print_excerpts
 	fi
 	echo "make check took $((EPOCHSECONDS - RWX_CHECK_T0)) s"
 	echo "$p passed, $f failed, $s skipped"

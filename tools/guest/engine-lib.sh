@@ -102,22 +102,35 @@ wait_gone() {
 	return 1
 }
 
+FAULT_FILE_SIZE=$((16 << 20))
+
+# fault_layout FILE: the load's file of FAULT_FILE_SIZE bytes laid out in
+# 1 MiB writes (4 KiB at a time, cifs took about 150 s).  A network mount
+# may lay it out before it is mounted soft for the fault: on a loaded
+# host, a soft mount's server once answered a layout write too late.
+fault_layout() {
+	(cd /tmp && fio --name=layout --filename="$1" --size=$FAULT_FILE_SIZE --bs=1M --create_only=1) \
+		> /tmp/fio-layout.log 2>&1 && return 0
+	echo "${RWX_LOG_PREFIX:-nvmeof}: fio layout failed"
+	cat /tmp/fio-layout.log
+	return 1
+}
+
 # fault_under_load TARGET WHAT CMD...: a fio load (64 KiB random reads and
-# writes at queue depth 16) on TARGET, a block device or a file (of 16 MiB),
-# and once the engine is serving it (its counters: the engine must be
-# loaded), CMD - the fault, WHAT, itself given 120 s.  The client's I/O must
-# then fail (fio's "io_u error") within 120 s, not hang.  Says why and
-# returns 1 otherwise.
+# writes at queue depth 16) on TARGET, a block device or a file (laid out
+# first unless it is already), and once the engine is serving it (its
+# counters: the engine must be loaded), CMD - the fault, WHAT, itself given
+# 120 s.  The client's I/O must then fail (fio's "io_u error") within
+# 120 s, not hang.  Says why and returns 1 otherwise.
 fault_under_load() {
 	local target=$1 what=$2 p=${RWX_LOG_PREFIX:-nvmeof} pid base first rc size=() t0=$SECONDS
 	shift 2
 	if [ ! -b "$target" ]; then
-		# The file laid out first, in 1 MiB writes: a fault during fio's
-		# own layout fails it before any I/O of the load (and laid out
-		# 4 KiB at a time, a 16 MiB file took cifs about 150 s).
-		size=(--size=16M)
-		(cd /tmp && fio --name=layout --filename="$target" "${size[@]}" --bs=1M --create_only=1) \
-			> /tmp/fio-layout.log 2>&1 || { echo "$p: fio layout failed"; cat /tmp/fio-layout.log; return 1; }
+		# laid out before the load: a fault during fio's own layout
+		# fails it before any I/O of the load
+		size=(--size=$FAULT_FILE_SIZE)
+		[ "$(stat -c %s "$target" 2>/dev/null)" = $FAULT_FILE_SIZE ] ||
+			fault_layout "$target" || return 1
 	fi
 	base=$(engine_contexts)
 	(cd /tmp && exec fio --name=load --filename="$target" "${size[@]}" --thread \

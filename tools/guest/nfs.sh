@@ -129,6 +129,9 @@ case ${RWX_FAULT:-} in
 "") ;;
 link-delete | server-stop)
 	say "NFSv4.2 over RDMA, soft, with $RWX_FAULT under load"
+	nfs_mount 4.2
+	fault_layout "$MNT/load" || die "layout of the load's file"
+	run umount "$MNT"
 	nfs_mount 4.2 soft,timeo=50,retrans=2
 	if [ "$RWX_FAULT" = link-delete ]; then
 		fault_under_load "$MNT/load" "rdma link delete $ULP_IBDEV" rdma link delete $ULP_IBDEV
@@ -141,7 +144,9 @@ esac
 
 # --- teardown
 say "stopping the NFS server"
-run rpc.nfsd 0
+# (stopped already by a server-stop fault: rpc.nfsd 0 would start its
+# network state and client tracking again on the way)
+[ "$(cat /proc/fs/nfsd/threads)" = 0 ] || run rpc.nfsd 0
 run exportfs -ua
 kill "$mountd_pid" "$rpcbind_pid"
 wait_exit "$mountd_pid" 30 rpc.mountd

@@ -31,6 +31,17 @@ run() {	# run CMD...: run it, die with its output on failure
 	return 0
 }
 
+# held_report: what may hold a module that will not unload: the RDMA
+# resources left, the engine's live contexts, the blocked tasks (console).
+held_report() {
+	rdma res show cm_id 2>&1 | indent
+	rdma res show qp 2>&1 | indent
+	rdma res show mr 2>&1 | wc -l | sed 's/^/MR lines: /' | indent
+	[ -r /sys/kernel/debug/rdma_rwx/counters ] &&
+		grep -E '^(contexts_live|shared|destroyed) ' /sys/kernel/debug/rdma_rwx/counters | indent
+	echo w > /proc/sysrq-trigger
+}
+
 # rmmod_wait [-t SECONDS] MOD...: references drop asynchronously after a
 # teardown (up to SECONDS, default 10, for each, by the clock: an rmmod
 # that fails costs a guest under TCG a good part of a second)
@@ -44,7 +55,10 @@ rmmod_wait() {	# (builtins only: every process costs under TCG)
 			[ $(( $(usec) - t )) -ge $(( secs * 1000000 )) ] && break
 			sleep 0.2
 		done
-		[ -e "/sys/module/$m/initstate" ] && die "rmmod $m: $(grep "^$m " /proc/modules) after $secs s"
+		if [ -e "/sys/module/$m/initstate" ]; then
+			held_report
+			die "rmmod $m: $(grep "^$m " /proc/modules) after $secs s"
+		fi
 		t=$(( ($(usec) - t) / 1000 ))
 		[ $t -ge 500 ] && echo "$RWX_LOG_PREFIX:   rmmod $m took $t ms"
 	done
