@@ -750,13 +750,15 @@ static void rwx_engine_counters(struct kunit *test)
 	struct rwx_counts c, nodev;
 	struct ib_sig_attrs sig = {};
 	struct rdma_rwx_caps caps;
-	struct rdma_rw_ctx rw[9];
+	struct rdma_rw_ctx *rw;		/* 9: off the stack */
 	struct ib_device *dev;
 	struct ib_qp *qp;
 	u32 port, rkey;
 	u64 remote;
 	int i, ret;
 
+	rw = kunit_kcalloc(test, 9, sizeof(*rw), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rw);
 	rwx_rw_ready(test);
 	qp = rwx_qp(test);
 	port = rwx_port(test);

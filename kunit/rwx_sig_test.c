@@ -10,8 +10,10 @@
  * guards, reference and application tags are reported by
  * ib_check_mr_status() at the failing block.  ib_core's own
  * rdma_rw_ctx_signature_init() on the same device and input is the
- * oracle for the chain.  Bad input, pool exhaustion, device faults and
- * allocation failures leave no MR taken and nothing mapped.
+ * oracle for the chain, and in ib_core's encoding (the live takeover's)
+ * contexts cross between the two: set up, posted and destroyed by either.
+ * Bad input, pool exhaustion, device faults and allocation failures leave
+ * no MR taken and nothing mapped.
  */
 
 #include <kunit/test.h>
@@ -23,6 +25,7 @@
 #include <rdma/mr_pool.h>
 #include <rdma/rw.h>
 #include <rdma/rwx.h>
+#include <rdma/rwx_ibcore.h>
 #include <rdma/signature.h>
 #include "../drivers/rwx/rwx_internal.h"
 #include "rwx_counts.h"
@@ -487,6 +490,111 @@ static void rwx_sig_data(struct kunit *test)
 		rwx_sig_expect_chain(test, ret, &attrs, DMA_FROM_DEVICE,
 				     wire_len);
 		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
+		rwx_sig_expect_local(test, c, &attrs);
+	}
+}
+
+/*
+ * A signature context in ib_core's encoding (the live takeover's), set up,
+ * posted and destroyed by ib_core (@core bits 0, 1 and 2) or the engine:
+ * byte-exact with no signature error on every route, counted for the
+ * engine's set-up and destroys only.  Returns false when it could not run.
+ */
+static bool rwx_sig_cross(struct kunit *test, struct ib_sig_attrs *attrs,
+			  enum dma_data_direction dir, u32 core)
+{
+	const struct rwx_sig_case *c = test->param_value;
+	struct rwx_sig_env *env = test->priv;
+	u32 rkey = env->fx.pd->unsafe_global_rkey;
+	struct rwx_loopback_wait wait;
+	struct ib_qp *qp = env->fx.qp;
+	struct ib_mr_status st;
+	struct rwx_counts cnt;
+	struct rdma_rw_ctx rw;
+	int ret;
+
+	rwx_counts_start(test, &cnt, env->fx.dev);
+	if (core & 1) {
+		ret = rdma_rw_ctx_signature_init(&rw, qp, 1, env->data_sg,
+						 env->data_nents,
+						 rwx_sig_prot(env),
+						 env->prot_nents, attrs,
+						 env->remote_dma, rkey, dir);
+	} else {
+		ret = rdma_rwx_ibcore_ctx_signature_init(&rw, qp, 1,
+							 env->data_sg,
+							 env->data_nents,
+							 rwx_sig_prot(env),
+							 env->prot_nents, attrs,
+							 env->remote_dma, rkey,
+							 dir);
+		cnt.d[RWX_CNT_INIT_SIG] = 1;
+		cnt.d[RWX_CNT_MRS] = 1;
+		cnt.d[dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE :
+					     RWX_CNT_BYTES_READ] = rwx_sig_wire_len(c);
+		cnt.d[RWX_CNT_SHARED] = 1;
+	}
+	KUNIT_ASSERT_GT_MSG(test, ret, 0, "%s, route %u", c->name, core);
+	KUNIT_EXPECT_EQ(test, rw.type, 3);
+
+	rwx_loopback_wait_init(&wait);
+	if (core & 2)
+		ret = rdma_rw_ctx_post(&rw, qp, 1, &wait.cqe, NULL);
+	else
+		ret = rdma_rwx_ibcore_ctx_post(&rw, qp, 1, &wait.cqe, NULL);
+	if (!ret)
+		ret = rwx_loopback_wait_for(&wait);
+	if (ret == -ETIMEDOUT)
+		return false;	/* the WRs may still run: leave them mapped */
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s %s, route %u", c->name,
+			    rwx_sig_dir(dir), core);
+	KUNIT_EXPECT_EQ(test, ib_check_mr_status(rw.reg->mr,
+						 IB_MR_CHECK_SIG_STATUS, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.fail_status, 0);
+
+	if (core & 4) {
+		rdma_rw_ctx_destroy_signature(&rw, qp, 1, env->data_sg,
+					      env->data_nents, rwx_sig_prot(env),
+					      env->prot_nents, dir);
+	} else {
+		rdma_rwx_ibcore_ctx_destroy_signature(&rw, qp, 1, env->data_sg,
+						      env->data_nents,
+						      rwx_sig_prot(env),
+						      env->prot_nents, dir);
+		cnt.d[core & 1 ? RWX_CNT_ADOPTED : RWX_CNT_SHARED_DESTROY] = 1;
+	}
+	rwx_counts_check(test, &cnt, "a crossing signature context");
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+	return !ret;
+}
+
+/* Every route between ib_core and the engine, WRITE then READ. */
+static void rwx_sig_crossing(struct kunit *test)
+{
+	const struct rwx_sig_case *c = test->param_value;
+	struct rwx_sig_env *env = test->priv;
+	u32 wire_len = rwx_sig_wire_len(c), core;
+	struct ib_sig_attrs attrs;
+
+	rwx_sig_ready(test);
+	rwx_sig_attrs(&attrs, c);
+	for (core = 0; core < 8; core++) {
+		rwx_sig_lists(test, c);
+		rwx_sig_fill_local(env, c, &attrs);
+		memset(env->remote, 0, RWX_SIG_BUF_LEN);
+		if (!rwx_sig_cross(test, &attrs, DMA_TO_DEVICE, core))
+			return;
+		rwx_sig_image(env, c, &attrs.wire, env->image);
+		KUNIT_EXPECT_MEMEQ_MSG(test, env->remote, env->image, wire_len,
+				       "%s WRITE, route %u: wire image",
+				       c->name, core);
+
+		rwx_sig_lists(test, c);
+		memset(env->data, 0, RWX_SIG_BUF_LEN);
+		memset(env->prot, 0, RWX_SIG_BUF_LEN);
+		rwx_sig_image(env, c, &attrs.wire, env->remote);
+		if (!rwx_sig_cross(test, &attrs, DMA_FROM_DEVICE, core))
+			return;
 		rwx_sig_expect_local(test, c, &attrs);
 	}
 }
@@ -1345,6 +1453,7 @@ static struct kunit_case rwx_sig_test_cases[] = {
 	KUNIT_CASE_PARAM(rwx_sig_data, rwx_sig_case_gen_params),
 	KUNIT_CASE(rwx_sig_errors),
 	KUNIT_CASE_PARAM(rwx_sig_diff, rwx_sig_case_gen_params),
+	KUNIT_CASE_PARAM(rwx_sig_crossing, rwx_sig_case_gen_params),
 	KUNIT_CASE(rwx_sig_bad_input),
 	KUNIT_CASE(rwx_sig_pool),
 	KUNIT_CASE(rwx_sig_pool_unequal),

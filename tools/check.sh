@@ -159,9 +159,9 @@ $M/drivers/testing/testdev/rwx_testdev.ko" -e "RWX_KUNIT_MODULES=${suites# }" "$
 }
 # rwx_smp last: contexts from both CPUs at once, migrating, across CPU
 # hotplug (a boot of its own cost each kernel about two minutes more).
-ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_bvec rwx_testdev rwx_sig rwx_smp"
+ALL_SUITES="rwx_layout rwx_verbs rwx_engine rwx_diff rwx_bvec rwx_testdev rwx_sig rwx_ibcore rwx_smp"
 # The MR path everywhere: ib_core.force_mr=1 gives rxe QPs their MR pool.
-FORCE_MR_SUITES="rwx_engine rwx_diff rwx_bvec"
+FORCE_MR_SUITES="rwx_engine rwx_diff rwx_bvec rwx_ibcore"
 
 # nvmeof_boot NAME [run-vm.sh options]: a test-kernel guest serving an
 # NVMe-oF namespace through the engine-built nvmet-rdma (tools/guest/nvmeof.sh).

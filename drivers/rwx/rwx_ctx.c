@@ -266,20 +266,6 @@ int rdma_rwx_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_init, RDMA_RWX);
 
-/* A fresh rkey for each use, so a late access with the old one faults. */
-static void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
-{
-	struct ib_mr *mr = reg->mr;
-
-	mr->need_inval = reg->wr.wr.opcode != IB_WR_RDMA_READ_WITH_INV;
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
-	reg->reg_wr.key = mr->lkey;
-	reg->sge.lkey = mr->lkey;
-	/* READ with invalidate retires the key this chain registers. */
-	if (!mr->need_inval)
-		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
-}
-
 /**
  * rdma_rwx_ctx_wrs() - the WR chain of a context
  * @ctx: context set up by any rdma_rwx init function
@@ -298,8 +284,6 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				    struct ib_send_wr *chain_wr)
 {
 	struct ib_send_wr *first, *last;
-	struct rdma_rw_reg_ctx *reg;
-	u32 i, nr_ops;
 
 	if (!ctx || (!cqe && !chain_wr))
 		return NULL;
@@ -324,27 +308,13 @@ struct ib_send_wr *rdma_rwx_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		break;
 	case RDMA_RWX_CTX_MR:
 	case RDMA_RWX_CTX_SIG:
-		/* locals: the MRs' stores cannot alias them */
-		reg = ctx->reg;
-		nr_ops = ctx->nr_ops;
-		for (i = 0; i < nr_ops; i++)
-			rdma_rwx_bump_key(&reg[i]);
-		first = rdma_rwx_reg_first_wr(reg);
-		last = &reg[nr_ops - 1].wr.wr;
+		first = rdma_rwx_reg_chain(ctx, &last);
 		ctx->type |= RDMA_RWX_CTX_BUILT;
 		break;
 	default:
 		return NULL;
 	}
-
-	last->next = chain_wr;
-	if (chain_wr) {
-		last->send_flags &= ~IB_SEND_SIGNALED;
-	} else {
-		last->wr_cqe = cqe;
-		last->send_flags |= IB_SEND_SIGNALED;
-	}
-	return first;
+	return rdma_rwx_end_chain(first, last, cqe, chain_wr);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ctx_wrs, RDMA_RWX);
 

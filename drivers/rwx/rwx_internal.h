@@ -112,6 +112,7 @@ int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			 u32 rkey, enum dma_data_direction dir);
 void rdma_rwx_release_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp);
 void rdma_rwx_unpost(struct rdma_rw_ctx *ctx, const struct ib_send_wr *bad_wr);
+int rdma_rwx_regs_to_heap(struct rdma_rw_ctx *ctx);
 
 /* The scatterlist path, for bio_vec contexts (rwx_bvec.c). */
 int rdma_rwx_init_owned(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
@@ -223,6 +224,22 @@ rdma_rwx_reg_first_wr(struct rdma_rw_reg_ctx *reg)
 						      &reg->reg_wr.wr;
 }
 
+/*
+ * A fresh rkey each time the chain is handed out, so a late access with
+ * the old one faults; READ with invalidate retires the key it registers.
+ */
+static inline void rdma_rwx_bump_key(struct rdma_rw_reg_ctx *reg)
+{
+	struct ib_mr *mr = reg->mr;
+
+	mr->need_inval = reg->wr.wr.opcode != IB_WR_RDMA_READ_WITH_INV;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->lkey));
+	reg->reg_wr.key = mr->lkey;
+	reg->sge.lkey = mr->lkey;
+	if (!mr->need_inval)
+		reg->wr.wr.ex.invalidate_rkey = mr->lkey;
+}
+
 static inline void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
 {
 	struct rdma_rw_reg_ctx *reg = ctx->reg;
@@ -236,6 +253,38 @@ static inline void rdma_rwx_link_mr_wrs(struct rdma_rw_ctx *ctx)
 		reg->wr.wr.next = op + 1 < nr_ops ?
 			rdma_rwx_reg_first_wr(reg + 1) : NULL;
 	}
+}
+
+/*
+ * The chain of an MR or signature context, its keys renewed: returns the
+ * first WR, and the last in *@last.
+ */
+static inline struct ib_send_wr *
+rdma_rwx_reg_chain(struct rdma_rw_ctx *ctx, struct ib_send_wr **last)
+{
+	/* locals: the MRs' stores cannot alias them */
+	struct rdma_rw_reg_ctx *reg = ctx->reg;
+	u32 i, nr_ops = ctx->nr_ops;
+
+	for (i = 0; i < nr_ops; i++)
+		rdma_rwx_bump_key(&reg[i]);
+	*last = &reg[nr_ops - 1].wr.wr;
+	return rdma_rwx_reg_first_wr(reg);
+}
+
+/* @last completes to @cqe, or @chain_wr follows it; returns @first. */
+static inline struct ib_send_wr *
+rdma_rwx_end_chain(struct ib_send_wr *first, struct ib_send_wr *last,
+		   struct ib_cqe *cqe, struct ib_send_wr *chain_wr)
+{
+	last->next = chain_wr;
+	if (chain_wr) {
+		last->send_flags &= ~IB_SEND_SIGNALED;
+	} else {
+		last->wr_cqe = cqe;
+		last->send_flags |= IB_SEND_SIGNALED;
+	}
+	return first;
 }
 
 /*

@@ -250,6 +250,26 @@ static void rdma_rwx_free_regs(struct rdma_rw_reg_ctx *reg, u32 nr_ops)
 }
 
 /*
+ * The op array of an MR or signature context moved out of the cache into
+ * memory of its own, for ib_core's encoding (which kfree()s it); the WRs
+ * are linked again where it moved.
+ */
+int rdma_rwx_regs_to_heap(struct rdma_rw_ctx *ctx)
+{
+	struct rdma_rw_reg_ctx *reg;
+
+	if (ctx->nr_ops > RDMA_RWX_BUF_REGS)
+		return 0;	/* kmalloc'd already */
+	reg = kmemdup(ctx->reg, ctx->nr_ops * sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return -ENOMEM;
+	rdma_rwx_buf_put(ctx->reg);
+	ctx->reg = reg;
+	rdma_rwx_link_mr_wrs(ctx);
+	return 0;
+}
+
+/*
  * The op array grows for lists that need more MRs, so the WRs are linked
  * last.  Out of line: inlined, its frame weighs on every SGE context, and
  * it measured more in spills than the call saves.

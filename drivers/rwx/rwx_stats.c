@@ -81,6 +81,9 @@ static const char *const rdma_rwx_counter_names[RWX_CNT_NR] = {
 	[RWX_CNT_INIT_BVEC] = "init_bvec",
 	[RWX_CNT_BYTES_WRITE] = "bytes_write",
 	[RWX_CNT_BYTES_READ] = "bytes_read",
+	[RWX_CNT_SHARED] = "shared",
+	[RWX_CNT_SHARED_DESTROY] = "shared_destroyed",
+	[RWX_CNT_ADOPTED] = "adopted",
 };
 
 static struct ib_client rdma_rwx_client;
@@ -170,12 +173,15 @@ static void rdma_rwx_reset(struct rdma_rwx_dev_stats *s)
 	rdma_rwx_sum(s->pcpu, s->base);
 }
 
-/* Per-CPU sums: contexts set up and not destroyed, a gauge no reset moves. */
+/*
+ * Per-CPU sums: contexts set up and not destroyed, a gauge no reset moves.
+ * Shared contexts are not in it: ib_core may destroy them unseen.
+ */
 static s64 rdma_rwx_live(const u64 *sum)
 {
 	return sum[RWX_CNT_INIT_SGE_SINGLE] + sum[RWX_CNT_INIT_SGE_MULTI] +
 	       sum[RWX_CNT_INIT_MR] + sum[RWX_CNT_INIT_SIG] -
-	       sum[RWX_CNT_DESTROY];
+	       sum[RWX_CNT_DESTROY] - sum[RWX_CNT_SHARED];
 }
 
 /*

@@ -33,6 +33,9 @@ enum rdma_rwx_counter {
 	RWX_CNT_INIT_BVEC,		/* contexts set up from a bio_vec array */
 	RWX_CNT_BYTES_WRITE,		/* bytes of the contexts set up, */
 	RWX_CNT_BYTES_READ,		/* by direction */
+	RWX_CNT_SHARED,			/* set up in ib_core's encoding, */
+	RWX_CNT_SHARED_DESTROY,		/* and of those destroyed here */
+	RWX_CNT_ADOPTED,		/* ib_core's, destroyed here */
 	RWX_CNT_NR
 };
 
