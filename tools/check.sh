@@ -175,10 +175,10 @@ nvmeof_boot() {
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" "$@"
 }
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
-nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1"
+nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1"
 ISER_RUNS="iser-rxe iser-6.12 iser-6.1"
 # A run not made must not count.
-rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
+rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
 	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events*
 
 # iser_boot NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh options]: LIO's
@@ -403,6 +403,22 @@ job_smoke_61() {	# 11
 	vm_run smoke-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko"
 }
+# The live takeover on Debian's stock kernels: their own nvmet-rdma,
+# unmodified, on the engine through ib_core's patched rdma_rw functions.
+takeover_boot() {
+	local name=$1 kernel=$2 initrd=$3 mod=$4
+	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
+		-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko"
+}
+job_takeover_612() {	# 60
+	[ "$stock_ok" = 0 ] || return 0
+	takeover_boot takeover-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_BUILD/mod-6.12"
+}
+job_takeover_61() {	# 60
+	[ "$stock61_ok" = 0 ] || return 0
+	takeover_boot takeover-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_BUILD/mod-6.1"
+}
 job_smoke_612() {	# 12
 	[ "$stock_ok" = 0 ] || return 0
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
@@ -411,8 +427,8 @@ job_smoke_612() {	# 12
 GUEST_JOBS="job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
 job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
 job_harness_vm job_kunit_force_mr_61 job_nvmeof_siw job_nvmeof_rxe
-job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612
-job_smoke_61"
+job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_takeover_612
+job_takeover_61 job_smoke_612 job_smoke_61"
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
 # one's output in $RWX_BUILD/jobs/JOB.log; then those logs in that order.
@@ -514,7 +530,7 @@ record_runs() {
 
 suite nvmeof
 # shellcheck disable=SC2086
-record_runs '^nvmeof: (FAILED|fio verified|engine paths|the client saw|smp: )' $NVMEOF_RUNS
+record_runs '^nvmeof: (FAILED|fio verified|engine paths|the client saw|smp: |takeover)' $NVMEOF_RUNS
 suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served|.*fio every-cpu: )' $ISER_RUNS

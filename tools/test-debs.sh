@@ -241,7 +241,7 @@ done
 # The package builds the engine and nothing else.
 if [ -d /usr/src/rdma-rwx-"$ver" ]; then
 	extra=$( (cd /usr/src/rdma-rwx-"$ver" && find . -type f | sort) |
-		grep -vxE '\./(dkms\.conf|Kbuild|drivers/rwx/[^/]+\.[ch]|drivers/rwx/Kbuild|include/rdma/rwx(_rw)?\.h)')
+		grep -vxE '\./(dkms\.conf|Kbuild|drivers/rwx/[^/]+\.[ch]|drivers/rwx/Kbuild|include/rdma/rwx(_rw|_ibcore)?\.h)')
 	built=$(find /var/lib/dkms/rdma-rwx/"$ver" -path '*/module/*' -name '*.ko*' -printf '%f\n' 2> /dev/null | sort -u)
 	if [ -z "$extra" ] && [ "$(sed 's/\.ko.*//' <<< "$built" | sort -u)" = rdma_rwx ] &&
 	   grep -q '^AUTOINSTALL="yes"' /usr/src/rdma-rwx-"$ver"/dkms.conf; then

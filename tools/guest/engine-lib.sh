@@ -58,6 +58,65 @@ engine_expect_paths() {
 	     "$mr MR contexts ($(engine_counter mrs_registered) MRs)"
 }
 
+# The live takeover (drivers/takeover): the distribution's own ULPs on the
+# engine through ib_core's rdma_rw functions.
+RWX_KLP=/sys/kernel/livepatch/rdma_rwx_takeover
+
+# takeover_settled: its enable transition over (up to 60 s).
+takeover_settled() {
+	for _ in $(seq 600); do
+		[ "$(cat $RWX_KLP/transition 2>/dev/null)" = 0 ] && return 0
+		sleep 0.1
+	done
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover transition not over 60 s later"
+	return 1
+}
+
+# takeover_on: RWX_TAKEOVER_MODULE loaded (after the engine), enabled.
+takeover_on() {
+	insmod "$RWX_TAKEOVER_MODULE" || return 1
+	takeover_settled || return 1
+	[ "$(cat $RWX_KLP/enabled)" = 1 ] || {
+		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover loaded but not enabled"
+		return 1
+	}
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover on: ib_core's rdma_rw runs on the engine"
+}
+
+# takeover_off: disabled (its sysfs directory goes once the disable
+# transition is over, up to 60 s), then unloaded.
+takeover_off() {
+	echo 0 > $RWX_KLP/enabled || return 1
+	for _ in $(seq 600); do
+		[ -e $RWX_KLP ] || break
+		sleep 0.1
+	done
+	[ -e $RWX_KLP ] && {
+		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover disable not over 60 s later"
+		return 1
+	}
+	rmmod rdma_rwx_takeover || return 1
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover off and unloaded"
+}
+
+# takeover_served: the ULP's contexts (all torn down by now) were set up by
+# the engine in ib_core's encoding and destroyed by it, none of ib_core's
+# came to it, no call failed.
+takeover_served() {
+	local shared done adopted
+	shared=$(engine_counter shared)
+	done=$(engine_counter shared_destroyed)
+	adopted=$(engine_counter adopted)
+	if [ "$shared" -gt 0 ] && [ "$done" = "$shared" ] && [ "$adopted" = 0 ] &&
+	   engine_no_errors; then
+		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover served the kernel's own ULP: $shared contexts" \
+		     "set up and destroyed by the engine, none of ib_core's"
+		return 0
+	fi
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover: $shared shared contexts, $done destroyed by the engine, $adopted adopted"
+	return 1
+}
+
 # The kernel's own modules from RWX_MODROOT (a modules_install root), over
 # the host's /lib/modules; without RWX_MODROOT the host's serve.
 bind_modroot() {

@@ -26,6 +26,9 @@ nvmeof_modules() {
 		# shellcheck disable=SC2086
 		insmod "$RWX_ENGINE_MODULE" ${RWX_ENGINE_PARAMS:-} || return 1
 	fi
+	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
+		takeover_on || return 1
+	fi
 	modprobe nvme-rdma || return 1
 	# ib_core's force_mr is not in sysfs: the command line sets it.
 	if grep -qw ib_core.force_mr=1 /proc/cmdline; then
@@ -55,6 +58,10 @@ nvmeof_modules_unload() {
 		[ -d /sys/module/$m ] || continue
 		rmmod $m || { echo "nvmeof: rmmod $m failed"; return 1; }
 	done
+	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
+		takeover_served || return 1
+		takeover_off || return 1
+	fi
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
 		engine_live_check || return 1
 		rmmod rdma_rwx || { echo "nvmeof: rmmod rdma_rwx failed"; return 1; }

@@ -7,6 +7,9 @@
 #   RWX_ENGINE_MODULE     rdma_rwx.ko (with RWX_ENGINE_PARAMS)
 #   RWX_NVMET_RDMA        the engine-built nvmet-rdma.ko; unset: the
 #                         kernel's own (ib_core's rdma_rw)
+#   RWX_TAKEOVER_MODULE   rdma_rwx_takeover.ko, loaded after the engine: the
+#                         kernel's own nvmet-rdma on the engine through
+#                         ib_core (its contexts checked at the end)
 #   RWX_FIO_JOBS          fio job file (default: tools/guest/fio/verify.fio)
 #   RWX_INLINE_DATA=0     no in-capsule data: every host write is an RDMA READ
 #   RWX_EXPECT_PATHS      sge | mr | sge+mr: the engine's contexts must have
@@ -49,7 +52,7 @@ else
 		nvmeof_smp_run || rc=1
 	fi
 	engine_counters
-	if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}" ]; then
+	if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 		engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || rc=1
 	fi
 	nvmeof_host_disconnect || rc=1
