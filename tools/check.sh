@@ -411,11 +411,11 @@ takeover_boot() {
 		-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko"
 }
-job_takeover_612() {	# 60
+job_takeover_612() {	# 75
 	[ "$stock_ok" = 0 ] || return 0
 	takeover_boot takeover-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_BUILD/mod-6.12"
 }
-job_takeover_61() {	# 60
+job_takeover_61() {	# 75
 	[ "$stock61_ok" = 0 ] || return 0
 	takeover_boot takeover-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_BUILD/mod-6.1"
 }

@@ -58,8 +58,7 @@ nvmeof_modules_unload() {
 		[ -d /sys/module/$m ] || continue
 		rmmod $m || { echo "nvmeof: rmmod $m failed"; return 1; }
 	done
-	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
-		takeover_served || return 1
+	if [ -e "$RWX_KLP" ]; then
 		takeover_off || return 1
 	fi
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
@@ -162,6 +161,39 @@ nvmeof_fault_run() {
 	port-remove) fault_under_load "$NVMEOF_BDEV" "removing the target port" nvmeof_port_remove ;;
 	*) echo "nvmeof: unknown fault $1"; return 1 ;;
 	esac
+}
+
+# nvmeof_takeover_switch: fio writing with verify reads between (crc32c)
+# while the takeover is turned off and on again under it, so that contexts
+# one side set up are torn down by the other, both ways; the data must
+# verify, the engine serve again after the switch, and nothing fail.
+nvmeof_takeover_switch() {
+	local pid shared rc
+	(cd /tmp && exec fio --name=switch --filename="$NVMEOF_BDEV" --ioengine=libaio \
+		--direct=1 --rw=randwrite --bs=16k --size=32M --loops=4 --iodepth=16 \
+		--verify=crc32c --verify_backlog=64 --verify_fatal=1 > /tmp/fio-switch.log 2>&1) &
+	pid=$!
+	sleep 3
+	takeover_off || { kill $pid; return 1; }
+	sleep 2
+	shared=$(engine_counter shared)
+	takeover_on || { kill $pid; return 1; }
+	wait $pid
+	rc=$?
+	if [ $rc != 0 ] || ! grep -q 'err= 0' /tmp/fio-switch.log; then
+		echo "nvmeof: fio across the takeover switch failed (exit $rc):"
+		tail -5 /tmp/fio-switch.log
+		return 1
+	fi
+	if [ "$(engine_counter shared)" -le "$shared" ]; then
+		echo "nvmeof: no context on the engine after the takeover came back"
+		return 1
+	fi
+	engine_no_errors || return 1
+	echo "nvmeof: takeover off and on under fio verify: data verified;" \
+	     "$(engine_counter shared) contexts set up by the engine in all," \
+	     "$(($(engine_counter shared) - $(engine_counter shared_destroyed))) of them destroyed by ib_core," \
+	     "$(engine_counter adopted) of ib_core's by the engine"
 }
 
 nvmeof_port_remove() {

@@ -9,7 +9,8 @@
 #                         kernel's own (ib_core's rdma_rw)
 #   RWX_TAKEOVER_MODULE   rdma_rwx_takeover.ko, loaded after the engine: the
 #                         kernel's own nvmet-rdma on the engine through
-#                         ib_core (its contexts checked at the end)
+#                         ib_core (its contexts checked after fio), then
+#                         the takeover off and on under a verify load
 #   RWX_FIO_JOBS          fio job file (default: tools/guest/fio/verify.fio)
 #   RWX_INLINE_DATA=0     no in-capsule data: every host write is an RDMA READ
 #   RWX_EXPECT_PATHS      sge | mr | sge+mr: the engine's contexts must have
@@ -54,6 +55,10 @@ else
 	engine_counters
 	if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 		engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || rc=1
+	fi
+	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
+		takeover_served || rc=1
+		nvmeof_takeover_switch || rc=1
 	fi
 	nvmeof_host_disconnect || rc=1
 fi
