@@ -186,6 +186,7 @@ static bool rwx_ibcore_move(struct kunit *test,
 	}
 	rwx_counts_start(test, &c, dev);
 
+	memset(&rw, 0xff, sizeof(rw));	/* no mark, and no zeroes to lean on */
 	ret = rwx_ibcore_side_init(test, r->init, &rw, dir);
 	KUNIT_ASSERT_GT_MSG(test, ret, 0, "%u pages, %s init",
 			    fx->nents, rwx_side_name[r->init]);
@@ -336,10 +337,12 @@ static void rwx_ibcore_bad_input(struct kunit *test)
 	rdma_rwx_ibcore_ctx_destroy(&rw, qp, port, NULL, 1, DMA_TO_DEVICE);
 	rwx_counts_check(test, &c, "bad input");
 
-	/* A failed init counts as the engine's own do, and is refused. */
+	/* A failed init counts as the engine's own do and leaves no ops. */
+	rw.nr_ops = 1;
 	KUNIT_EXPECT_EQ(test, rdma_rwx_ibcore_ctx_init(&rw, qp, port, fx->sgl,
 						       1, 0, 0, 0, DMA_NONE),
 			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rw.nr_ops, 0);
 	c.d[RWX_CNT_ERR_EINVAL]++;
 	rwx_counts_check(test, &c, "an init refused");
 }
@@ -410,7 +413,7 @@ static void rwx_ibcore_built(struct kunit *test, struct rwx_counts *c,
  * On rxe0 and siw0, which map without the DMA API: a failed allocation of
  * DMA-API debug's own turns it off for the whole boot.
  * Each allocation of an init failed in turn (rwx_rw_fail_each()'s way):
- * every -ENOMEM leaves no MR taken and no context counted live; a context
+ * every -ENOMEM leaves no MR taken, no ops and no context counted live; a context
  * built anyway is in ib_core's encoding, counted shared, and ib_core's
  * destroy releases it.
  */
@@ -449,6 +452,7 @@ static void rwx_ibcore_alloc_fail(struct kunit *test)
 				current->fail_nth = 0;
 				if (ret == -ENOMEM) {
 					KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+					KUNIT_EXPECT_EQ(test, rw.nr_ops, 0);
 					failed++;
 					continue;
 				}

@@ -405,17 +405,19 @@ job_smoke_61() {	# 11
 }
 # The live takeover on Debian's stock kernels: their own nvmet-rdma,
 # unmodified, on the engine through ib_core's patched rdma_rw functions.
+# Both vCPUs in one TCG thread: livepatch's transitions patch code under
+# the running vCPUs (tools/qemu/run-vm.sh).
 takeover_boot() {
 	local name=$1 kernel=$2 initrd=$3 mod=$4
-	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
+	RWX_QEMU_TCG_THREAD=single vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
 		-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko"
 }
-job_takeover_612() {	# 75
+job_takeover_612() {	# 180
 	[ "$stock_ok" = 0 ] || return 0
 	takeover_boot takeover-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_BUILD/mod-6.12"
 }
-job_takeover_61() {	# 75
+job_takeover_61() {	# 130
 	[ "$stock61_ok" = 0 ] || return 0
 	takeover_boot takeover-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_BUILD/mod-6.1"
 }
@@ -426,9 +428,9 @@ job_smoke_612() {	# 12
 }
 GUEST_JOBS="job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
 job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
-job_harness_vm job_kunit_force_mr_61 job_nvmeof_siw job_nvmeof_rxe
-job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_takeover_612
-job_takeover_61 job_smoke_612 job_smoke_61"
+job_takeover_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61 job_nvmeof_siw job_nvmeof_rxe
+job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612
+job_smoke_61"
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
 # one's output in $RWX_BUILD/jobs/JOB.log; then those logs in that order.

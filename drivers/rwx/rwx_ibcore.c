@@ -30,8 +30,9 @@ enum rdma_rwx_ibcore_type {
  * Bytes 5 to 7 of a context, which ib_core never reads or writes: the
  * engine marks its own there, so that their destroy counts as such
  * (shared_destroyed) and one of ib_core's as adopted.  The check ties the
- * mark to the context's place and contents, so that one left in memory
- * ib_core reuses matches by chance only (1 in 2^16).  Either side may
+ * mark to the context's place and contents; ib_core's destroy leaves it,
+ * so a context ib_core sets up where an engine context of the same buffer
+ * was (a ULP reusing its request) counts as the engine's.  Either side may
  * destroy a shared context, so the engine cannot know how many are live:
  * they are counted at set-up (shared) and kept out of contexts_live.
  */
@@ -91,6 +92,16 @@ static void rdma_rwx_ibcore_retire(struct rdma_rw_ctx *ctx)
 {
 	ctx->type = RDMA_RWX_CTX_DEAD;
 	rdma_rwx_ibcore_mark_of(ctx)->tag = 0;
+}
+
+/*
+ * A failed init leaves no ops: ib_isert takes a context with nr_ops for set
+ * up and destroys it, and ib_core's destroy BUG()s on a dead one.
+ */
+static void rdma_rwx_ibcore_failed(struct rdma_rw_ctx *ctx)
+{
+	if (ctx)
+		ctx->nr_ops = 0;
 }
 
 /* The engine's one buffer of WRs then SGEs as ib_core's two arrays. */
@@ -181,25 +192,29 @@ static int rdma_rwx_ibcore_encode(struct rdma_rw_ctx *ctx, struct ib_qp *qp)
  *
  * Context: process context; may sleep.
  * Return: as rdma_rwx_ctx_init(); -ENOMEM too when the arrays of ib_core's
- * encoding cannot be allocated.  On error nothing stays mapped or taken.
+ * encoding cannot be allocated.  On error nothing stays mapped or taken,
+ * and @ctx has no ops.
  */
 int rdma_rwx_ibcore_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			     u32 port_num, struct scatterlist *sg, u32 sg_cnt,
 			     u32 sg_offset, u64 remote_addr, u32 rkey,
 			     enum dma_data_direction dir)
 {
-	int ret, err;
+	int ret;
 
 	ret = rdma_rwx_ctx_init(ctx, qp, port_num, sg, sg_cnt, sg_offset,
 				remote_addr, rkey, dir);
-	if (ret < 0)
-		return ret;
-	err = rdma_rwx_ibcore_encode(ctx, qp);
-	if (!err)
-		return ret;
-	rdma_rwx_ctx_destroy(ctx, qp, port_num, sg, sg_cnt, dir);
-	rdma_rwx_count(qp->pd->device, RWX_CNT_ERR_ENOMEM);
-	return err;
+	if (ret >= 0) {
+		int err = rdma_rwx_ibcore_encode(ctx, qp);
+
+		if (!err)
+			return ret;
+		rdma_rwx_ctx_destroy(ctx, qp, port_num, sg, sg_cnt, dir);
+		rdma_rwx_count(qp->pd->device, RWX_CNT_ERR_ENOMEM);
+		ret = err;
+	}
+	rdma_rwx_ibcore_failed(ctx);
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ibcore_ctx_init, RDMA_RWX);
 
@@ -220,7 +235,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_rwx_ibcore_ctx_init, RDMA_RWX);
  *
  * Context: process context; may sleep.
  * Return: as rdma_rwx_ctx_signature_init(); -ENOMEM too when ib_core's
- * encoding cannot be allocated.  On error nothing stays mapped or taken.
+ * encoding cannot be allocated.  On error nothing stays mapped or taken,
+ * and @ctx has no ops.
  */
 int rdma_rwx_ibcore_ctx_signature_init(struct rdma_rw_ctx *ctx,
 				       struct ib_qp *qp, u32 port_num,
@@ -231,22 +247,25 @@ int rdma_rwx_ibcore_ctx_signature_init(struct rdma_rw_ctx *ctx,
 				       u64 remote_addr, u32 rkey,
 				       enum dma_data_direction dir)
 {
-	int ret, err;
+	int ret;
 
 	ret = rdma_rwx_ctx_signature_init(ctx, qp, port_num, sg, sg_cnt,
 					  prot_sg, prot_sg_cnt, sig_attrs,
 					  remote_addr, rkey, dir);
-	if (ret < 0)
-		return ret;
-	err = rdma_rwx_ibcore_own_regs(ctx);
-	if (!err) {
-		rdma_rwx_ibcore_set(ctx, qp, RDMA_RWX_IBCORE_SIG);
-		return ret;
+	if (ret >= 0) {
+		int err = rdma_rwx_ibcore_own_regs(ctx);
+
+		if (!err) {
+			rdma_rwx_ibcore_set(ctx, qp, RDMA_RWX_IBCORE_SIG);
+			return ret;
+		}
+		rdma_rwx_ctx_destroy_signature(ctx, qp, port_num, sg, sg_cnt,
+					       prot_sg, prot_sg_cnt, dir);
+		rdma_rwx_count(qp->pd->device, RWX_CNT_ERR_ENOMEM);
+		ret = err;
 	}
-	rdma_rwx_ctx_destroy_signature(ctx, qp, port_num, sg, sg_cnt, prot_sg,
-				       prot_sg_cnt, dir);
-	rdma_rwx_count(qp->pd->device, RWX_CNT_ERR_ENOMEM);
-	return err;
+	rdma_rwx_ibcore_failed(ctx);
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rwx_ibcore_ctx_signature_init, RDMA_RWX);
 

@@ -62,13 +62,14 @@ engine_expect_paths() {
 # engine through ib_core's rdma_rw functions.
 RWX_KLP=/sys/kernel/livepatch/rdma_rwx_takeover
 
-# takeover_settled: its enable transition over (up to 60 s).
+# takeover_settled: its enable transition over (up to 180 s: under load a
+# transition took 84 s).
 takeover_settled() {
-	for _ in $(seq 600); do
+	for _ in $(seq 1800); do
 		[ "$(cat $RWX_KLP/transition 2>/dev/null)" = 0 ] && return 0
 		sleep 0.1
 	done
-	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover transition not over 60 s later"
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover transition not over 180 s later"
 	return 1
 }
 
@@ -84,15 +85,15 @@ takeover_on() {
 }
 
 # takeover_off: disabled (its sysfs directory goes once the disable
-# transition is over, up to 60 s), then unloaded.
+# transition is over, up to 180 s), then unloaded.
 takeover_off() {
 	echo 0 > $RWX_KLP/enabled || return 1
-	for _ in $(seq 600); do
+	for _ in $(seq 1800); do
 		[ -e $RWX_KLP ] || break
 		sleep 0.1
 	done
 	[ -e $RWX_KLP ] && {
-		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover disable not over 60 s later"
+		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover disable not over 180 s later"
 		return 1
 	}
 	rmmod rdma_rwx_takeover || return 1

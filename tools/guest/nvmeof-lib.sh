@@ -163,30 +163,45 @@ nvmeof_fault_run() {
 	esac
 }
 
+# nvmeof_takeover_engine_busy: up to 60 s for the engine to set contexts
+# up again (the takeover serving the load).
+nvmeof_takeover_engine_busy() {
+	local base
+	base=$(engine_counter shared)
+	for _ in $(seq 60); do
+		sleep 1
+		[ "$(engine_counter shared)" -gt "$base" ] && return 0
+	done
+	echo "nvmeof: the engine set no context up in 60 s"
+	return 1
+}
+
 # nvmeof_takeover_switch: fio writing with verify reads between (crc32c)
-# while the takeover is turned off and on again under it, so that contexts
-# one side set up are torn down by the other, both ways; the data must
-# verify, the engine serve again after the switch, and nothing fail.
+# while the takeover is turned off and on again under it, each time with
+# I/O in flight, so that contexts one side set up are torn down by the
+# other; then fio is stopped (SIGINT).  The data must verify, the engine
+# serve again after the switch, and nothing fail.  The crossings are
+# counted, not required: how many contexts are in flight at the switch is
+# the scheduler's.
 nvmeof_takeover_switch() {
-	local pid shared rc
+	local pid
 	(cd /tmp && exec fio --name=switch --filename="$NVMEOF_BDEV" --ioengine=libaio \
-		--direct=1 --rw=randwrite --bs=16k --size=32M --loops=4 --iodepth=16 \
-		--verify=crc32c --verify_backlog=64 --verify_fatal=1 > /tmp/fio-switch.log 2>&1) &
+		--direct=1 --rw=randwrite --bs=16k --size=32M --loops=1000 --runtime=500 \
+		--iodepth=16 --verify=crc32c --verify_backlog=64 --verify_fatal=1 \
+		> /tmp/fio-switch.log 2>&1) &
 	pid=$!
-	sleep 3
-	takeover_off || { kill $pid; return 1; }
-	sleep 2
-	shared=$(engine_counter shared)
-	takeover_on || { kill $pid; return 1; }
-	wait $pid
-	rc=$?
-	if [ $rc != 0 ] || ! grep -q 'err= 0' /tmp/fio-switch.log; then
-		echo "nvmeof: fio across the takeover switch failed (exit $rc):"
+	if ! nvmeof_takeover_engine_busy || ! takeover_off || ! kill -0 $pid 2>/dev/null ||
+	   ! takeover_on || ! nvmeof_takeover_engine_busy || ! kill -0 $pid 2>/dev/null; then
+		echo "nvmeof: the takeover did not go off and on again under load"
+		kill $pid 2>/dev/null
 		tail -5 /tmp/fio-switch.log
 		return 1
 	fi
-	if [ "$(engine_counter shared)" -le "$shared" ]; then
-		echo "nvmeof: no context on the engine after the takeover came back"
+	kill -INT $pid
+	wait $pid
+	if ! grep -q 'err= 0' /tmp/fio-switch.log || grep -qi 'verify' /tmp/fio-switch.log; then
+		echo "nvmeof: fio across the takeover switch failed:"
+		tail -8 /tmp/fio-switch.log
 		return 1
 	fi
 	engine_no_errors || return 1
