@@ -382,7 +382,6 @@ void rdma_rwx_ibcore_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				 u32 sg_cnt, enum dma_data_direction dir)
 {
 	bool ours;
-	u32 i;
 
 	if (!ctx || !qp || !sg)
 		return;
@@ -395,8 +394,7 @@ void rdma_rwx_ibcore_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		kfree(ctx->map.sges);
 		break;
 	case RDMA_RWX_IBCORE_MR:
-		for (i = 0; i < ctx->nr_ops; i++)
-			ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[i].mr);
+		rdma_rwx_put_mrs(ctx, qp, ctx->nr_ops);
 		kfree(ctx->reg);
 		break;
 	default:

@@ -111,6 +111,7 @@ int rdma_rwx_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			 struct rdma_rwx_pos pos, u64 bytes, u64 remote_addr,
 			 u32 rkey, enum dma_data_direction dir);
 void rdma_rwx_release_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp);
+void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count);
 void rdma_rwx_unpost(struct rdma_rw_ctx *ctx, const struct ib_send_wr *bad_wr);
 int rdma_rwx_regs_to_heap(struct rdma_rw_ctx *ctx);
 

@@ -11,8 +11,8 @@
 #include "rwx_internal.h"
 #include "rwx_stats.h"
 
-static void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
-			     u32 count)
+/* The first @count ops' MRs back to @qp's pool (any encoding). */
+void rdma_rwx_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 count)
 {
 	while (count--)
 		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[count].mr);

@@ -62,21 +62,26 @@ engine_expect_paths() {
 # engine through ib_core's rdma_rw functions.
 RWX_KLP=/sys/kernel/livepatch/rdma_rwx_takeover
 
-# takeover_settled: its enable transition over (up to 180 s: under load a
-# transition took 84 s).
-takeover_settled() {
+# takeover_wait WHAT TEST...: up to 180 s for TEST to succeed (under load
+# a livepatch transition took 84 s), else say WHAT is not over.
+takeover_wait() {
+	local what=$1
+	shift
 	for _ in $(seq 1800); do
-		[ "$(cat $RWX_KLP/transition 2>/dev/null)" = 0 ] && return 0
+		"$@" && return 0
 		sleep 0.1
 	done
-	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover transition not over 180 s later"
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover $what not over 180 s later"
 	return 1
 }
+
+takeover_enabled() { [ "$(cat $RWX_KLP/transition 2>/dev/null)" = 0 ]; }
+takeover_gone() { [ ! -e $RWX_KLP ]; }
 
 # takeover_on: RWX_TAKEOVER_MODULE loaded (after the engine), enabled.
 takeover_on() {
 	insmod "$RWX_TAKEOVER_MODULE" || return 1
-	takeover_settled || return 1
+	takeover_wait "enable transition" takeover_enabled || return 1
 	[ "$(cat $RWX_KLP/enabled)" = 1 ] || {
 		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover loaded but not enabled"
 		return 1
@@ -85,17 +90,10 @@ takeover_on() {
 }
 
 # takeover_off: disabled (its sysfs directory goes once the disable
-# transition is over, up to 180 s), then unloaded.
+# transition is over), then unloaded.
 takeover_off() {
 	echo 0 > $RWX_KLP/enabled || return 1
-	for _ in $(seq 1800); do
-		[ -e $RWX_KLP ] || break
-		sleep 0.1
-	done
-	[ -e $RWX_KLP ] && {
-		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover disable not over 180 s later"
-		return 1
-	}
+	takeover_wait "disable" takeover_gone || return 1
 	rmmod rdma_rwx_takeover || return 1
 	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover off and unloaded"
 }
