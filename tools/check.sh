@@ -405,11 +405,9 @@ job_smoke_61() {	# 11
 }
 # The live takeover on Debian's stock kernels: their own nvmet-rdma,
 # unmodified, on the engine through ib_core's patched rdma_rw functions.
-# Both vCPUs in one TCG thread: livepatch's transitions patch code under
-# the running vCPUs (tools/qemu/run-vm.sh).
 takeover_boot() {
 	local name=$1 kernel=$2 initrd=$3 mod=$4
-	RWX_QEMU_TCG_THREAD=single vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
+	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
 		-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko"
 }

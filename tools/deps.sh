@@ -17,7 +17,7 @@ all_installed() {
 	! grep -qv '^install ok installed$' <<< "$status"
 }
 
-BASE_PKGS="qemu-system-x86 busybox-static rdma-core ibverbs-providers
+BASE_PKGS="busybox-static rdma-core ibverbs-providers
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest iproute2
 kmod cpio sparse python3 bc bison flex libelf-dev libssl-dev dwarves
 xz-utils zstd rsync gcc make patch util-linux groff-base pkgconf
@@ -30,10 +30,20 @@ trace-cmd linux-perf bpftrace"
 # every share reply of bookworm's own 3.4.7, which leaves the reply's
 # payload_sz at zero (ipc_validate_msg; 6.12.117 tolerates it), so no SMB
 # tree connect - not even IPC$ - succeeds on 6.1 with it.
-BPO_PKGS="ksmbd-tools/bookworm-backports"
+# QEMU from bookworm-backports (10.0): bookworm's 7.2 multi-threaded TCG
+# runs code one vCPU has patched on another stale.  A 6.12 guest toggling
+# tracepoints (tools/guest/code-patching.sh) oopsed on an int3 the kernel
+# had already patched away within seconds, a 6.1 guest soft-locked in
+# text_poke_bp()'s IPIs, and make check's guests died of it at boot (jump
+# labels flip at late init); 10.0.2 ran 4 minutes of it on both kernels.
+BPO_PKGS="ksmbd-tools/bookworm-backports qemu-system-x86/bookworm-backports
+qemu-system-common/bookworm-backports qemu-system-data/bookworm-backports"
 BPO_LIST=/etc/apt/sources.list.d/rdma-rwx-bookworm-backports.list
-ksmbd_tools_new() {
-	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' ksmbd-tools 2>/dev/null)" ge 3.5.2
+installed_at_least() {	# PACKAGE VERSION
+	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null)" ge "$2"
+}
+backports_installed() {
+	installed_at_least ksmbd-tools 3.5.2 && installed_at_least qemu-system-x86 1:10.0
 }
 
 # A warm run must not touch apt: done when everything installed last time
@@ -42,7 +52,7 @@ ksmbd_tools_new() {
 key=$(sha256sum "$0" | cut -c1-12)
 if [ -z "${RWX_DEPS_REFRESH:-}" ] && [ -f "$STAMP_DIR/deps.list" ] &&
    [ "$(cat "$STAMP_DIR/deps.key" 2>/dev/null)" = "$key" ] &&
-   all_installed $BASE_PKGS $(cat "$STAMP_DIR/deps.list") && ksmbd_tools_new; then
+   all_installed $BASE_PKGS $(cat "$STAMP_DIR/deps.list") && backports_installed; then
 	exit 0
 fi
 

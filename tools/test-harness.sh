@@ -214,6 +214,17 @@ vm_tests() {
 		pass "selftest-hang: the guest was running its script when timed out" ||
 		fail "selftest-hang: the guest was running its script when timed out" "boot did not finish in 45 s"
 
+	# Code patched on one CPU while the other runs it (tracepoints toggled
+	# for a minute): no CPU may run the old code after the patch.
+	vm_run selftest-code-patching "$STOCK_KERNEL" "$STOCK_INITRD" \
+		"$RWX_ROOT/tools/guest/code-patching.sh" 300
+	rc=$?
+	expect_vm_judgement selftest-code-patching 0 $'^pass\tselftest-code-patching\t' "$rc"
+	grep -q "^code-patching: [0-9]* rounds .* on 2 CPUs in" \
+		"$RWX_BUILD/vm/selftest-code-patching/console.log" &&
+		pass "selftest-code-patching: tracepoints toggled on 2 CPUs" ||
+		fail "selftest-code-patching: tracepoints toggled on 2 CPUs"
+
 	# Two CPUs asked for, one let up (maxcpus=1): the run must fail.
 	vm_run selftest-one-cpu "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/idle.sh" 120 \
 		-a maxcpus=1

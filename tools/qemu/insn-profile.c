@@ -21,8 +21,8 @@
  * Needs single-threaded TCG (-icount gives it): nothing here is locked.
  *
  * usage: qemu-system-x86_64 ... -plugin insn-profile.so,out=FILE
- * QEMU 7.2's plugin API (version 1); its header is not packaged by
- * Debian, so the few declarations used are here.
+ * QEMU 10.0's plugin API (version 4, the oldest it loads is 2); its header
+ * is not packaged by Debian, so the few declarations used are here.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -37,7 +37,6 @@ struct qemu_plugin_insn;
 typedef struct qemu_info_t qemu_info_t;
 
 enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
-enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
 
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 					       struct qemu_plugin_tb *tb);
@@ -51,11 +50,13 @@ size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_data(const struct qemu_plugin_insn *insn, void *dest,
+			     size_t len);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+					  qemu_plugin_vcpu_udata_cb_t cb,
+					  enum qemu_plugin_cb_flags flags,
+					  void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    qemu_plugin_vcpu_udata_cb_t cb,
 					    enum qemu_plugin_cb_flags flags,
@@ -63,7 +64,7 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
 
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+__attribute__((visibility("default"))) int qemu_plugin_version = 4;
 
 /*
  * A marker: "nopl 0x52574dNN(%rax)", bytes 0f 1f 80 NN 4d 57 52, where NN
@@ -74,7 +75,7 @@ enum { MARK_BIT0, MARK_BIT1, MARK_START, MARK_END };
 
 #define REGIONS		2048
 
-/* One translation of a block: QEMU adds 1 to count on every entry. */
+/* One translation of a block: on_block() adds 1 to count on every entry. */
 struct block {
 	uint64_t vaddr;
 	uint64_t insns;
@@ -195,11 +196,19 @@ static void on_marker(unsigned int vcpu, void *userdata)
 	bits = 0;
 }
 
+static void on_block(unsigned int vcpu, void *userdata)
+{
+	struct block *b = userdata;
+
+	(void)vcpu;
+	b->count++;
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
 	struct qemu_plugin_insn *insn;
-	const unsigned char *data;
+	unsigned char data[sizeof(marker)];
 	struct block *b;
 
 	(void)id;
@@ -215,12 +224,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b->vaddr = qemu_plugin_tb_vaddr(tb);
 	b->insns = n;
 	blocks[nr_blocks++] = b;
-	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-						 &b->count, 1);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS,
+					     b);
 	for (i = 0; i < n; i++) {
 		insn = qemu_plugin_tb_get_insn(tb, i);
-		data = qemu_plugin_insn_data(insn);
 		if (qemu_plugin_insn_size(insn) != sizeof(marker) ||
+		    qemu_plugin_insn_data(insn, data, sizeof(data)) != sizeof(data) ||
 		    memcmp(data, marker, 3) || memcmp(data + 4, marker + 4, 3) ||
 		    data[3] > MARK_END)
 			continue;

@@ -83,14 +83,14 @@ fi
 # needs a single TCG thread, so one CPU; sleep=off skips idle time at
 # once.  The guest's TSC then counts those nanoseconds: 1 GHz.
 # Every other guest runs on RWX_QEMU_SMP vCPUs (default 2, the machine's
-# cores), one TCG thread each, or with RWX_QEMU_TCG_THREAD=single all in
-# one thread, switching at translation-block boundaries: a vCPU of the
-# multi-threaded TCG was seen to run an int3 the kernel had already
-# patched away (text_poke_bp(), livepatch's cond_resched static call on
-# 6.12: "Oops: int3"), which a CPU cannot.
+# cores), one TCG thread each.  That needs QEMU 10 (tools/deps.sh): 7.2's
+# multi-threaded TCG ran code one vCPU had patched on the other stale, an
+# int3 the kernel had already patched away ("Oops: int3", text_poke_bp()),
+# at boot and under livepatch transitions; tools/guest/code-patching.sh,
+# a harness self-test, checks it.
 # The guard goes to the guest for its hang report (guest-init.sh), but not
 # under -icount: the guest's clock is then not the host's.
-accel="tcg,thread=${RWX_QEMU_TCG_THREAD:-multi}" smp=${RWX_QEMU_SMP:-2} icount=() guard_arg=" rwx_guard=$timeout_s"
+accel="tcg,thread=multi" smp=${RWX_QEMU_SMP:-2} icount=() guard_arg=" rwx_guard=$timeout_s"
 if [ -n "${RWX_QEMU_ICOUNT:-}" ]; then
 	accel="tcg,thread=single" smp=1 guard_arg=""
 	icount=(-icount shift=0,sleep=off,align=off)
