@@ -176,7 +176,7 @@ nvmeof_boot() {
 }
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
 nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1"
-ISER_RUNS="iser-rxe iser-6.12 iser-6.1"
+ISER_RUNS="iser-rxe iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1"
 # A run not made must not count.
 rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
 	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events*
@@ -211,8 +211,12 @@ declare -A ULP_CHAINS=(
 	# Debian's kernels: no SMB Direct.
 	[ulps-6.12]="srp:rxe nfs:rxe"
 	[ulps-6.1]="srp:rxe nfs:rxe"
+	# Debian's own ib_srpt and rpcrdma under the live takeover.
+	[takeover-ulps-6.12]="srp:rxe nfs:rxe"
+	[takeover-ulps-6.1]="srp:rxe nfs:rxe"
 )
-ULP_CHAIN_ORDER="ulps-rxe ulps-rxe-mr ulps-6.1-rxe ulps-6.1-rxe-mr ulps-6.12 ulps-6.1"
+ULP_CHAIN_ORDER="ulps-rxe ulps-rxe-mr ulps-6.1-rxe ulps-6.1-rxe-mr ulps-6.12 ulps-6.1
+takeover-ulps-6.12 takeover-ulps-6.1"
 
 # Debian's 6.1 ksmbd (linux-source-6.1 6.1.192) dereferences NULL in
 # opinfo_put() when smb2_open() opens a directory without a v2 lease,
@@ -405,11 +409,17 @@ job_smoke_61() {	# 11
 }
 # The live takeover on Debian's stock kernels: their own nvmet-rdma,
 # unmodified, on the engine through ib_core's patched rdma_rw functions.
+# First the same takeover as if built for another ib_core, which the
+# module loader must refuse.
 takeover_boot() {
 	local name=$1 kernel=$2 initrd=$3 mod=$4
+	local ko=$mod/drivers/takeover/rdma_rwx_takeover.ko
+	python3 "$RWX_ROOT/tools/modversion-mismatch.py" "$ko" rdma_rw_ctx_init \
+		"${ko%.ko}-other-ib_core.ko"
 	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
 		-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko" \
-		-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko"
+		-e "RWX_TAKEOVER_MODULE=$ko" \
+		-e "RWX_TAKEOVER_MISMATCH_MODULE=${ko%.ko}-other-ib_core.ko"
 }
 job_takeover_612() {	# 180
 	[ "$stock_ok" = 0 ] || return 0
@@ -419,6 +429,26 @@ job_takeover_61() {	# 130
 	[ "$stock61_ok" = 0 ] || return 0
 	takeover_boot takeover-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_BUILD/mod-6.1"
 }
+# takeover_ulp_boots SERIES KERNEL INITRD: Debian's own ib_isert, and
+# ib_srpt and rpcrdma (a chain), on the engine through the takeover.
+takeover_ulp_boots() {
+	local v=$1 kernel=$2 initrd=$3 mod=$RWX_BUILD/mod-$1
+	local takeover=(-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko"
+			-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko")
+	vm_run "takeover-iser-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/iser.sh" 1200 \
+		"${takeover[@]}"
+	vm_run "takeover-ulps-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/ulp-chain.sh" 2400 \
+		-e "RWX_ULP_RUNS=$(ulp_chain_runs "takeover-ulps-$v")" "${takeover[@]}" \
+		-e SRP_FIO_SIZE=4 -e NFS_FIO_SIZE=4 -e ULP_FIO_SMALL_KB=256 -e ULP_COPY_MB=16
+}
+job_takeover_ulps_612() {
+	[ "$stock_ok" = 0 ] || return 0
+	takeover_ulp_boots 6.12 "$STOCK_KERNEL" "$STOCK_INITRD"
+}
+job_takeover_ulps_61() {
+	[ "$stock61_ok" = 0 ] || return 0
+	takeover_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
+}
 job_smoke_612() {	# 12
 	[ "$stock_ok" = 0 ] || return 0
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
@@ -426,7 +456,8 @@ job_smoke_612() {	# 12
 }
 GUEST_JOBS="job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
 job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
-job_takeover_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61 job_nvmeof_siw job_nvmeof_rxe
+job_takeover_612 job_takeover_ulps_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61
+job_takeover_ulps_61 job_nvmeof_siw job_nvmeof_rxe
 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612
 job_smoke_61"
 

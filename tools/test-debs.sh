@@ -6,15 +6,18 @@
 #  2. for a 6.1 guest: install Debian's stock 6.1 image matching the installed
 #     6.1 headers, when it is not installed (removed again at the end)
 #  3. apt-get install ./build/deb/rdma-rwx-dkms_*.deb: DKMS must build and
-#     install rdma_rwx.ko (and nothing else) for both Debian kernels whose
-#     headers are installed (6.1 and 6.12), under /lib/modules/<release>/updates,
-#     known to depmod; and build it again from the kernel postinst hook (what a
-#     kernel update runs) after it was removed for 6.12
-#  4. boot Debian's stock 6.12 kernel (and 6.1) in QEMU with the host's root:
-#     "modprobe rdma_rwx" (found through depmod) and the smoke checks of
-#     tools/guest/smoke-insmod.sh (tools/guest/dkms-modprobe.sh)
-#  5. install librdmarwx0, librdmarwx-dev, rdma-rwx-tools: a program built with
-#     "pkg-config --cflags --libs librdmarwx" alone runs; rwx_perf; man pages
+#     install rdma_rwx.ko and rdma_rwx_takeover.ko (and nothing else) for both
+#     Debian kernels whose headers are installed (6.1 and 6.12), under
+#     /lib/modules/<release>/updates, known to depmod; and build them again
+#     from the kernel postinst hook (what a kernel update runs) after they
+#     were removed for 6.12
+#  4. install librdmarwx0, librdmarwx-dev, rdma-rwx-tools: a program built with
+#     "pkg-config --cflags --libs librdmarwx" alone runs; rwx_perf; rdma-rwx;
+#     man pages
+#  5. boot Debian's stock 6.12 kernel (and 6.1) in QEMU with the host's root:
+#     "modprobe rdma_rwx" (found through depmod), the smoke checks of
+#     tools/guest/smoke-insmod.sh, and the packaged rdma-rwx turning the
+#     packaged takeover on and off (tools/guest/dkms-modprobe.sh)
 #  6. purge every package the test installed (the DKMS module goes with
 #     rdma-rwx-dkms, for all kernels), undo what DKMS and depmod left, and
 #     check that packages, dkms status and /lib/modules are as before
@@ -233,6 +236,12 @@ check_dkms_kernel() {
 	else
 		bad "dkms $s: depmod knows it (modinfo -k)" "$(tr '\n' ' ' <<< "$info")"
 	fi
+	ko=$(modinfo -k "$rel" -n rdma_rwx_takeover 2>&1)
+	if [[ $ko == /lib/modules/"$rel"/updates/dkms/rdma_rwx_takeover.ko* ]]; then
+		ok "dkms $s: rdma_rwx_takeover.ko under updates/, known to depmod"
+	else
+		bad "dkms $s: rdma_rwx_takeover.ko under updates/, known to depmod" "modinfo -n: $ko"
+	fi
 }
 for rel in $releases; do
 	check_dkms_kernel "$rel"
@@ -241,13 +250,14 @@ done
 # The package builds the engine and nothing else.
 if [ -d /usr/src/rdma-rwx-"$ver" ]; then
 	extra=$( (cd /usr/src/rdma-rwx-"$ver" && find . -type f | sort) |
-		grep -vxE '\./(dkms\.conf|Kbuild|drivers/rwx/[^/]+\.[ch]|drivers/rwx/Kbuild|include/rdma/rwx(_rw|_ibcore)?\.h)')
+		grep -vxE '\./(dkms\.conf|Kbuild|drivers/rwx/[^/]+\.[ch]|drivers/rwx/Kbuild|drivers/takeover/(Kbuild|rwx_takeover\.c)|include/rdma/rwx(_rw|_ibcore)?\.h)')
 	built=$(find /var/lib/dkms/rdma-rwx/"$ver" -path '*/module/*' -name '*.ko*' -printf '%f\n' 2> /dev/null | sort -u)
-	if [ -z "$extra" ] && [ "$(sed 's/\.ko.*//' <<< "$built" | sort -u)" = rdma_rwx ] &&
+	if [ -z "$extra" ] &&
+	   [ "$(sed 's/\.ko.*//' <<< "$built" | sort -u | tr '\n' ' ')" = "rdma_rwx rdma_rwx_takeover " ] &&
 	   grep -q '^AUTOINSTALL="yes"' /usr/src/rdma-rwx-"$ver"/dkms.conf; then
-		ok "dkms source: the engine alone, rdma_rwx.ko the only module, AUTOINSTALL"
+		ok "dkms source: the engine and its takeover alone, rdma_rwx.ko and rdma_rwx_takeover.ko the only modules, AUTOINSTALL"
 	else
-		bad "dkms source: the engine alone, rdma_rwx.ko the only module, AUTOINSTALL" \
+		bad "dkms source: the engine and its takeover alone, rdma_rwx.ko and rdma_rwx_takeover.ko the only modules, AUTOINSTALL" \
 			"extra files: $(echo $extra); modules: $(echo $built)"
 	fi
 fi
@@ -266,57 +276,6 @@ if [ -n "$H612" ] && [[ $(dkms_st -v "$ver" -k "$R612") == *": installed"* ]]; t
 	else
 		bad "dkms 6.12: autoinstall from the kernel postinst hook" "$(last "$work/kernel-hook-612.log")"
 	fi
-fi
-
-# ---- guests: modprobe on Debian's stock kernels ---------------------------
-# guest RELEASE: boot Debian's kernel RELEASE, run tools/guest/dkms-modprobe.sh.
-guest() {
-	local rel=$1 s name initrd vmout rc line
-	s=$(series "$rel")
-	name="guest-$s"
-	vmout=$work/vm/$name
-	if [ ! -f "/boot/vmlinuz-$rel" ]; then
-		bad "$name: modprobe rdma_rwx on Debian $rel" "no /boot/vmlinuz-$rel (image not installed)"
-		return
-	fi
-	if ! initrd=$(initramfs_for "$rel" 2> "$work/initramfs-$s.log"); then
-		bad "$name: initramfs" "$(last "$work/initramfs-$s.log")"
-		return
-	fi
-	rm -rf "$vmout"
-	local t=$SECONDS
-	"$RWX_ROOT/tools/qemu/run-vm.sh" -k "/boot/vmlinuz-$rel" -i "$initrd" \
-		-s "$RWX_ROOT/tools/guest/dkms-modprobe.sh" -o "$vmout" -t 300 \
-		-e "RWX_ROOT=$RWX_ROOT" -e "RWX_EXPECT_VERSION=$ver" > "$work/run-vm-$s.log" 2>&1
-	rc=$?
-	note "$name: Debian $rel, guest ran $((SECONDS - t)) s, exit $rc, log $vmout/console.log"
-	grep -E '^smoke: ' "$vmout/console.log" 2> /dev/null | sed 's/^/   /'
-	# the guest's own "ok NAME" / "FAIL NAME: why" lines, under its name
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "$name: ${line#ok }" ;;
-		"FAIL "*) echo "FAIL $name: ${line#FAIL }"; n_fail=$((n_fail + 1)) ;;
-		esac
-	done < <(grep -E '^(ok|FAIL) ' "$vmout/console.log" 2> /dev/null | sed 's/\r$//')
-	# the run's judgement: exit status, kernel splats (tools/evaluate-run.py)
-	python3 "$RWX_ROOT/tools/evaluate-run.py" --log "$vmout/console.log" --rc "$rc" \
-		--name "$name" --cpus "$(vm_cpus_asked "$vmout")" > "$work/judgement-$s" 2>&1
-	while IFS=$'\t' read -r result test detail; do
-		[ "$test" = "$name" ] && test="$name: guest run (exit status)"
-		case $result in
-		pass) ok "$test" ;;
-		fail) bad "$test" "${detail:-failed}" ;;
-		skip) skp "$test" "$detail" ;;
-		esac
-	done < "$work/judgement-$s"
-}
-if [[ $(dkms_st) == *": installed"* ]]; then
-	[ -n "$H612" ] && guest "$R612"
-	if [ -n "$H61" ]; then
-		guest "$R61"
-	fi
-else
-	bad "guests: modprobe rdma_rwx" "not run: DKMS installed no module"
 fi
 
 # ---- librdmarwx0, librdmarwx-dev, rdma-rwx-tools --------------------------
@@ -384,6 +343,17 @@ if rwx_perf --help 2>&1 | grep '^Usage:' > /dev/null; then
 else
 	bad "rwx_perf --help" "$(rwx_perf --help 2>&1 | head -n 2 | tr '\n' ' ')"
 fi
+if /usr/sbin/rdma-rwx --help 2>&1 | grep '^Usage: rdma-rwx' > /dev/null; then
+	ok "rdma-rwx in /usr/sbin, --help"
+else
+	bad "rdma-rwx in /usr/sbin, --help" "$(/usr/sbin/rdma-rwx --help 2>&1 | head -n 1)"
+fi
+m8=$(man -w rdma-rwx 2>&1)
+if [ "$m8" = /usr/share/man/man8/rdma-rwx.8.gz ]; then
+	ok "man page: rdma-rwx(8)"
+else
+	bad "man page: rdma-rwx(8)" "man -w: $m8"
+fi
 m1=$(man -w rwx_perf 2>&1) m3=$(man -w 3rwx rdma_post_send 2>&1) m3l=$(man -w rwx_post_list 2>&1)
 if [ "$m1" = /usr/share/man/man1/rwx_perf.1.gz ] &&
    [ "$m3" = /usr/share/man/man3/rdma_post_send.3rwx.gz ] &&
@@ -391,6 +361,57 @@ if [ "$m1" = /usr/share/man/man1/rwx_perf.1.gz ] &&
 	ok "man pages: rwx_perf(1), rdma_post_send(3rwx) beside librdmacm's, rwx_post_list(3rwx)"
 else
 	bad "man pages" "man -w: $m1 $m3 $m3l"
+fi
+
+# ---- guests: modprobe on Debian's stock kernels ---------------------------
+# guest RELEASE: boot Debian's kernel RELEASE, run tools/guest/dkms-modprobe.sh.
+guest() {
+	local rel=$1 s name initrd vmout rc line
+	s=$(series "$rel")
+	name="guest-$s"
+	vmout=$work/vm/$name
+	if [ ! -f "/boot/vmlinuz-$rel" ]; then
+		bad "$name: modprobe rdma_rwx on Debian $rel" "no /boot/vmlinuz-$rel (image not installed)"
+		return
+	fi
+	if ! initrd=$(initramfs_for "$rel" 2> "$work/initramfs-$s.log"); then
+		bad "$name: initramfs" "$(last "$work/initramfs-$s.log")"
+		return
+	fi
+	rm -rf "$vmout"
+	local t=$SECONDS
+	"$RWX_ROOT/tools/qemu/run-vm.sh" -k "/boot/vmlinuz-$rel" -i "$initrd" \
+		-s "$RWX_ROOT/tools/guest/dkms-modprobe.sh" -o "$vmout" -t 300 \
+		-e "RWX_ROOT=$RWX_ROOT" -e "RWX_EXPECT_VERSION=$ver" > "$work/run-vm-$s.log" 2>&1
+	rc=$?
+	note "$name: Debian $rel, guest ran $((SECONDS - t)) s, exit $rc, log $vmout/console.log"
+	grep -E '^smoke: ' "$vmout/console.log" 2> /dev/null | sed 's/^/   /'
+	# the guest's own "ok NAME" / "FAIL NAME: why" lines, under its name
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$name: ${line#ok }" ;;
+		"FAIL "*) echo "FAIL $name: ${line#FAIL }"; n_fail=$((n_fail + 1)) ;;
+		esac
+	done < <(grep -E '^(ok|FAIL) ' "$vmout/console.log" 2> /dev/null | sed 's/\r$//')
+	# the run's judgement: exit status, kernel splats (tools/evaluate-run.py)
+	python3 "$RWX_ROOT/tools/evaluate-run.py" --log "$vmout/console.log" --rc "$rc" \
+		--name "$name" --cpus "$(vm_cpus_asked "$vmout")" > "$work/judgement-$s" 2>&1
+	while IFS=$'\t' read -r result test detail; do
+		[ "$test" = "$name" ] && test="$name: guest run (exit status)"
+		case $result in
+		pass) ok "$test" ;;
+		fail) bad "$test" "${detail:-failed}" ;;
+		skip) skp "$test" "$detail" ;;
+		esac
+	done < "$work/judgement-$s"
+}
+if [[ $(dkms_st) == *": installed"* ]]; then
+	[ -n "$H612" ] && guest "$R612"
+	if [ -n "$H61" ]; then
+		guest "$R61"
+	fi
+else
+	bad "guests: modprobe rdma_rwx" "not run: DKMS installed no module"
 fi
 
 # ---- back to the state before ----------------------------------------------

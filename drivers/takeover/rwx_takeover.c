@@ -30,6 +30,19 @@ static_assert(__same_type(&rdma_rw_ctx_destroy,
 static_assert(__same_type(&rdma_rw_ctx_destroy_signature,
 			  &rdma_rwx_ibcore_ctx_destroy_signature));
 
+/*
+ * The ib_core this was built for: the module refers to each function it
+ * replaces, so that with modversions (Debian's kernels) the module loader
+ * compares their CRCs, which cover the prototypes' types down to struct
+ * rdma_rw_ctx, with the running ib_core's, and refuses to load ("disagrees
+ * about version of symbol") an ib_core built otherwise: the engine writes
+ * contexts in the encoding of the headers it was built against.
+ */
+static const void *const rdma_rwx_takeover_pinned[] __used = {
+	rdma_rw_ctx_init, rdma_rw_ctx_signature_init, rdma_rw_ctx_wrs,
+	rdma_rw_ctx_post, rdma_rw_ctx_destroy, rdma_rw_ctx_destroy_signature,
+};
+
 static struct klp_func rdma_rwx_takeover_funcs[] = {
 	RDMA_RWX_TAKEOVER(rdma_rw_ctx_init, rdma_rwx_ibcore_ctx_init),
 	RDMA_RWX_TAKEOVER(rdma_rw_ctx_signature_init,

@@ -3,7 +3,8 @@
 # that the rdma-rwx-dkms package had DKMS build and install on the host is
 # found by modprobe through depmod (no path), loads next to Debian's own
 # ib_core and rdma_rxe, is live, and unloads cleanly: the smoke checks of
-# smoke-insmod.sh, on the packaged module.
+# smoke-insmod.sh, on the packaged module.  The packaged takeover is off
+# until the packaged rdma-rwx turns it on (modprobe) and off again.
 # Prints one "ok NAME" / "FAIL NAME: why" line per check; exits non-zero
 # on any failure.
 #   RWX_EXPECT_VERSION  the module version the package carries
@@ -50,6 +51,36 @@ if [ -r /sys/kernel/debug/rdma_rwx/counters ] && cat /sys/kernel/debug/rdma_rwx/
 else
 	fail "engine counters in debugfs" "no readable /sys/kernel/debug/rdma_rwx/counters"
 fi
+# The takeover: installed by the package, off until rdma-rwx (packaged
+# too, rdma-rwx-tools) turns it on through modprobe, and off again.
+admin=/usr/sbin/rdma-rwx
+path=$(modinfo -n rdma_rwx_takeover 2>&1)
+case $path in
+"/lib/modules/$rel/updates/"*) ok "depmod finds rdma_rwx_takeover under updates/" ;;
+*) fail "depmod finds rdma_rwx_takeover under updates/" "modinfo -n: $path" ;;
+esac
+out=$("$admin" status 2>&1)
+if echo "$out" | grep -qx 'takeover: off' && ! grep -q '^rdma_rwx_takeover ' /proc/modules; then
+	ok "takeover off by default (rdma-rwx status)"
+else
+	fail "takeover off by default (rdma-rwx status)" "$(echo "$out" | tr '\n' '|')"
+fi
+if out=$("$admin" takeover on 2>&1) && echo "$out" | grep -q '^takeover: on' &&
+   [ "$(cat /sys/kernel/livepatch/rdma_rwx_takeover/enabled 2>&1)" = 1 ] &&
+   "$admin" status | grep -qx 'takeover: on'; then
+	ok "rdma-rwx takeover on (modprobe): patch enabled"
+	echo "smoke: $out"
+else
+	fail "rdma-rwx takeover on (modprobe): patch enabled" "$(echo "$out" | tr '\n' '|')"
+fi
+if out=$("$admin" takeover off 2>&1) && echo "$out" | grep -q '^takeover: off' &&
+   [ ! -e /sys/kernel/livepatch/rdma_rwx_takeover ] && ! grep -q '^rdma_rwx_takeover ' /proc/modules; then
+	ok "rdma-rwx takeover off: patch gone, module unloaded"
+	echo "smoke: $out"
+else
+	fail "rdma-rwx takeover off: patch gone, module unloaded" "$(echo "$out" | tr '\n' '|')"
+fi
+
 if out=$(modprobe -r rdma_rwx 2>&1) && ! grep -q '^rdma_rwx ' /proc/modules; then
 	ok "modprobe -r rdma_rwx"
 	echo "smoke: rdma_rwx unloaded"

@@ -62,40 +62,81 @@ engine_expect_paths() {
 # engine through ib_core's rdma_rw functions.
 RWX_KLP=/sys/kernel/livepatch/rdma_rwx_takeover
 
-# takeover_wait WHAT TEST...: up to 180 s for TEST to succeed (under load
-# a livepatch transition took 84 s), else say WHAT is not over.
-takeover_wait() {
-	local what=$1
-	shift
-	for _ in $(seq 1800); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover $what not over 180 s later"
-	return 1
-}
-
-takeover_enabled() { [ "$(cat $RWX_KLP/transition 2>/dev/null)" = 0 ]; }
-takeover_gone() { [ ! -e $RWX_KLP ]; }
+# rdma-rwx(8), the admin's command (userspace/tools/rdma-rwx.c, built by
+# make check's userspace suite): it switches the takeover and waits for
+# each transition (180 s at most; under load one took 84 s).
+RWX_ADMIN=${RWX_ADMIN:-$RWX_ROOT/userspace/build/tools/rdma-rwx}
 
 # takeover_on: RWX_TAKEOVER_MODULE loaded (after the engine), enabled.
 takeover_on() {
-	insmod "$RWX_TAKEOVER_MODULE" || return 1
-	takeover_wait "enable transition" takeover_enabled || return 1
-	[ "$(cat $RWX_KLP/enabled)" = 1 ] || {
-		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover loaded but not enabled"
+	"$RWX_ADMIN" takeover on -m "$RWX_TAKEOVER_MODULE" || return 1
+	if [ "$(cat $RWX_KLP/enabled)" != 1 ] || [ "$(cat $RWX_KLP/transition)" != 0 ]; then
+		echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx says on, the patch is not done"
 		return 1
-	}
+	fi
 	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover on: ib_core's rdma_rw runs on the engine"
 }
 
-# takeover_off: disabled (its sysfs directory goes once the disable
-# transition is over), then unloaded.
+# takeover_off: disabled, its transition over, unloaded.
 takeover_off() {
-	echo 0 > $RWX_KLP/enabled || return 1
-	takeover_wait "disable" takeover_gone || return 1
-	rmmod rdma_rwx_takeover || return 1
+	"$RWX_ADMIN" takeover off || return 1
+	if [ -e $RWX_KLP ] || [ -e /sys/module/rdma_rwx_takeover ]; then
+		echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx says off, the patch or its module is still there"
+		return 1
+	fi
 	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover off and unloaded"
+}
+
+# takeover_refused KO: KO, the takeover as built for another ib_core (its
+# CRC of rdma_rw_ctx_init changed), is refused by the module loader and
+# leaves nothing behind.
+takeover_refused() {
+	local out said
+	if out=$("$RWX_ADMIN" takeover on -m "$1" 2>&1); then
+		echo "${RWX_LOG_PREFIX:-nvmeof}: a takeover built for another ib_core was taken: $out"
+		"$RWX_ADMIN" takeover off
+		return 1
+	fi
+	said=$(dmesg | grep -m1 'rdma_rwx_takeover: disagrees about version of symbol rdma_rw_ctx_init')
+	if [ -z "$said" ] || [ -e $RWX_KLP ] || [ -e /sys/module/rdma_rwx_takeover ]; then
+		echo "${RWX_LOG_PREFIX:-nvmeof}: takeover for another ib_core: not refused as it should be: $out"
+		return 1
+	fi
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover built for another ib_core refused" \
+	     "(rdma-rwx: $(echo "$out" | tail -n 1); kernel: ${said#*\] })"
+}
+
+# takeover_status ULP: rdma-rwx status says the takeover is on and ULP is
+# on the engine through it; its JSON says the same.
+takeover_status() {
+	local out
+	out=$("$RWX_ADMIN" status) || return 1
+	echo "$out" | sed "s/^/${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx status: /"
+	if ! echo "$out" | grep -qx 'takeover: on' ||
+	   ! echo "$out" | grep -qx "ulp $1: engine (taken over)" ||
+	   ! "$RWX_ADMIN" -j status | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s["takeover"] == "on" and s["engine"]["loaded"], s
+assert {"module": sys.argv[1], "route": "engine (taken over)"} in s["ulps"], s' "$1"; then
+		echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx status does not show $1 taken over"
+		return 1
+	fi
+}
+
+# takeover_stat_busy DEV: rdma-rwx stat's rates over 2 s show DEV setting
+# contexts up, with no error.
+takeover_stat_busy() {
+	local out
+	out=$("$RWX_ADMIN" -j stat -d "$1" 2 1) || return 1
+	echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx -j stat -d $1 2 1: $out"
+	echo "$out" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())["devices"][0]
+assert d["contexts_per_s"] > 0 and d["errors_per_s"] == 0, d' || {
+		echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx stat shows no contexts on $1 under load"
+		return 1
+	}
 }
 
 # takeover_served: the ULP's contexts (all torn down by now) were set up by

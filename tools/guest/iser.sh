@@ -158,7 +158,7 @@ FIO_TARGET=$dev
 fio_verify_set
 
 # --- teardown, in reverse
-if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}" ]; then
+if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 	engine_served target
 fi
 # The logout on one CPU: on two, iscsid at idle priority still runs

@@ -116,7 +116,7 @@ for vers in 3 4.2; do
 done
 
 # --- what went through the engine
-if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RPCRDMA_MODULE:-}" ]; then
+if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RPCRDMA_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 	engine_served server
 	engine_read_and_wrote
 fi

@@ -26,6 +26,9 @@ nvmeof_modules() {
 		# shellcheck disable=SC2086
 		insmod "$RWX_ENGINE_MODULE" ${RWX_ENGINE_PARAMS:-} || return 1
 	fi
+	if [ -n "${RWX_TAKEOVER_MISMATCH_MODULE:-}" ]; then
+		takeover_refused "$RWX_TAKEOVER_MISMATCH_MODULE" || return 1
+	fi
 	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
 		takeover_on || return 1
 	fi
@@ -190,7 +193,8 @@ nvmeof_takeover_switch() {
 		--iodepth=16 --verify=crc32c --verify_backlog=64 --verify_fatal=1 \
 		> /tmp/fio-switch.log 2>&1) &
 	pid=$!
-	if ! nvmeof_takeover_engine_busy || ! takeover_off || ! kill -0 $pid 2>/dev/null ||
+	if ! nvmeof_takeover_engine_busy || ! takeover_stat_busy "${RWX_DEV:-rxe}0" ||
+	   ! takeover_off || ! kill -0 $pid 2>/dev/null ||
 	   ! takeover_on || ! nvmeof_takeover_engine_busy || ! kill -0 $pid 2>/dev/null; then
 		echo "nvmeof: the takeover did not go off and on again under load"
 		kill $pid 2>/dev/null

@@ -10,7 +10,10 @@
 #   RWX_TAKEOVER_MODULE   rdma_rwx_takeover.ko, loaded after the engine: the
 #                         kernel's own nvmet-rdma on the engine through
 #                         ib_core (its contexts checked after fio), then
-#                         the takeover off and on under a verify load
+#                         the takeover off and on under a verify load, all
+#                         switched by rdma-rwx (RWX_ADMIN)
+#   RWX_TAKEOVER_MISMATCH_MODULE  the takeover as built for another ib_core
+#                         (tools/modversion-mismatch.py): refused first
 #   RWX_FIO_JOBS          fio job file (default: tools/guest/fio/verify.fio)
 #   RWX_INLINE_DATA=0     no in-capsule data: every host write is an RDMA READ
 #   RWX_EXPECT_PATHS      sge | mr | sge+mr: the engine's contexts must have
@@ -58,6 +61,7 @@ else
 	fi
 	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
 		takeover_served || rc=1
+		takeover_status nvmet_rdma || rc=1
 		nvmeof_takeover_switch || rc=1
 	fi
 	nvmeof_host_disconnect || rc=1

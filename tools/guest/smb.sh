@@ -105,7 +105,7 @@ fio_verify_set
 copy_both_ways "$MNT" "$SHARE" "SMB Direct"
 
 # --- what went through the engine
-if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${KSMBD_MODULE:-}" ]; then
+if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${KSMBD_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 	engine_served server
 	engine_read_and_wrote
 fi

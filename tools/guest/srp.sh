@@ -89,7 +89,7 @@ host=$(basename "$(readlink -f "$sys/device/../..")")
 # --- data: fio with crc32c verification, then a fault under load if asked
 FIO_TARGET=$dev
 fio_verify_set
-if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${SRPT_MODULE:-}" ]; then
+if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${SRPT_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 	engine_served target
 fi
 srp_port_disable() { echo 0 > "$tpg/enable"; }

@@ -134,18 +134,26 @@ setup_rdma_engine() {
 		# shellcheck disable=SC2086
 		run insmod "$RWX_ENGINE_MODULE" ${RWX_ENGINE_PARAMS:-}
 	fi
+	# The live takeover: the kernel's own ULP on the engine.
+	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
+		takeover_on || die "rdma-rwx takeover on"
+	fi
 }
 
-# engine_served WHO: with the engine and an engine-built ULP loaded, the
-# I/O went through the engine (contexts counted) on the path(s) that
-# RWX_EXPECT_PATHS names (sge by default, engine_expect_paths) and no
-# engine call failed.
+# engine_served WHO: with the engine and an engine-built ULP loaded (or
+# the kernel's own under the takeover), the I/O went through the engine
+# (contexts counted) on the path(s) that RWX_EXPECT_PATHS names (sge by
+# default, engine_expect_paths) and no engine call failed; under the
+# takeover rdma-rwx status shows the ULP taken over.
 engine_served() {
 	local ctxs
 	engine_counters
 	ctxs=$(engine_contexts)
 	[ "$ctxs" -gt 0 ] || die "the engine set up no context: the I/O did not go through it"
 	engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || die "engine paths or calls"
+	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
+		takeover_status "$ULP_NAME" || die "rdma-rwx status"
+	fi
 	say "the engine served the $1's RDMA: $ctxs contexts, no error"
 }
 
@@ -175,6 +183,11 @@ copy_both_ways() {
 # left and the engine gone, then ulp_guest_teardown (in a chain, the
 # chain's at its end; a run checks for splats only).
 teardown_rdma_engine() {
+	# Under the takeover, with the ULP gone: every context was the engine's.
+	if [ -e "$RWX_KLP" ]; then
+		takeover_served || die "takeover contexts"
+		takeover_off || die "rdma-rwx takeover off"
+	fi
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
 		engine_live_check || die "engine contexts left"
 		rmmod_wait "$(modinfo -F name "$RWX_ENGINE_MODULE")"

@@ -24,7 +24,8 @@ has_all() {
 	for f in lib/librdmarwx.so.0.1 lib/librdmarwx.so.0 lib/librdmarwx.so \
 		 lib/librdmarwx.a include/rdma/rwx_verbs.h \
 		 lib/pkgconfig/librdmarwx.pc bin/rwx_perf \
-		 share/man/man1/rwx_perf.1; do
+		 share/man/man1/rwx_perf.1 sbin/rdma-rwx \
+		 share/man/man8/rdma-rwx.8; do
 		[ -e "$root/$f" ] || { echo "missing $f"; return 1; }
 	done
 	for m in man/*.3; do
@@ -66,7 +67,7 @@ perf_shared() {
 
 check "make install PREFIX=$prefix DESTDIR=<stage>" \
 	make --no-print-directory install PREFIX="$prefix" DESTDIR="$stage"
-check "library, header, pkg-config file, rwx_perf and every man page" has_all
+check "library, header, pkg-config file, rwx_perf, rdma-rwx and every man page" has_all
 check "librdmarwx.pc names the prefix" \
 	grep -qx "prefix=$prefix" "$root/lib/pkgconfig/librdmarwx.pc"
 check "a program builds with pkg-config alone and runs against the library" \

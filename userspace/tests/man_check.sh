@@ -9,6 +9,7 @@ root=$(mktemp -d) || exit 2
 trap 'rm -rf "$root"' EXIT
 ln -s "$(pwd)/man" "$root/man3"
 ln -s "$(pwd)/man" "$root/man1"
+ln -s "$(pwd)/man" "$root/man8"
 
 names=$( (grep 'RWX_API' "$hdr" | grep -oE '\b(rdma|rwx)_[a-z0-9_]+\(' |
 	  tr -d '('; echo rdma_seterrno) | sort -u)
@@ -19,15 +20,15 @@ for n in $names; do
 		echo "FAIL man page for $n: man/$n.3 missing"
 	fi
 done
-# The tools have section 1 pages.
-for n in rwx_perf; do
-	if [ -f "man/$n.1" ]; then
-		echo "ok man page for $n(1)"
+# The tools have pages: rwx_perf in section 1, the admin's rdma-rwx in 8.
+for n in rwx_perf.1 rdma-rwx.8; do
+	if [ -f "man/$n" ]; then
+		echo "ok man page for ${n%.*}(${n##*.})"
 	else
-		echo "FAIL man page for $n(1): man/$n.1 missing"
+		echo "FAIL man page for ${n%.*}(${n##*.}): man/$n missing"
 	fi
 done
-for f in man/*.3 man/*.1; do
+for f in man/*.3 man/*.1 man/*.8; do
 	p=$(basename "$f")
 	out=$(cd "$root" && groff -s -man -Tutf8 -ww -z "man${p##*.}/$p" 2>&1)
 	if [ -z "$out" ]; then
