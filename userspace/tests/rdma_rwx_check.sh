@@ -86,6 +86,41 @@ counters "$dbg/devices/siw0/counters" 0 0
 empty=$tmp/empty
 mkdir -p "$empty/sys/module"
 
+# Stand-ins for modprobe, insmod and rmmod, first in PATH: they do to the
+# made-up tree ($RWX_FAKE_ROOT) what the kernel would, and log their calls.
+# STUB_TRANSITION=1 leaves the patch switching; STUB_FAIL=1 fails the load.
+mkdir -p "$tmp/bin"
+cat > "$tmp/bin/modprobe" <<'STUB'
+#!/bin/sh
+echo "$(basename "$0") $*" >> "$RWX_FAKE_ROOT/calls"
+[ "${STUB_FAIL:-0}" = 1 ] && exit 1
+klp=$RWX_FAKE_ROOT/sys/kernel/livepatch/rdma_rwx_takeover
+mkdir -p "$klp" "$RWX_FAKE_ROOT/sys/module/rdma_rwx_takeover"
+echo 1 > "$klp/enabled"
+echo "${STUB_TRANSITION:-0}" > "$klp/transition"
+echo 1 > "$RWX_FAKE_ROOT/sys/module/rdma_rwx_takeover/refcnt"
+STUB
+cp "$tmp/bin/modprobe" "$tmp/bin/insmod"
+cat > "$tmp/bin/rmmod" <<'STUB'
+#!/bin/sh
+echo "rmmod $*" >> "$RWX_FAKE_ROOT/calls"
+rm -r "$RWX_FAKE_ROOT/sys/module/rdma_rwx_takeover"
+STUB
+chmod +x "$tmp/bin/modprobe" "$tmp/bin/insmod" "$tmp/bin/rmmod"
+stubbed() { env PATH="$tmp/bin:$PATH" RWX_FAKE_ROOT="$fake" "$@"; }
+# kernel_disables: what the kernel does once 0 is written to enabled: the
+# transition ends, the patch's directory goes, then the module is let go.
+kernel_disables() {
+	[ -d "$fake/sys/kernel/livepatch/rdma_rwx_takeover" ] || return
+	for _ in $(seq 100); do
+		[ "$(cat "$fake/sys/kernel/livepatch/rdma_rwx_takeover/enabled")" = 0 ] && break
+		sleep 0.05
+	done
+	rm -r "$fake/sys/kernel/livepatch/rdma_rwx_takeover"
+	sleep 0.3
+	echo 0 > "$fake/sys/module/rdma_rwx_takeover/refcnt"
+}
+
 for b in $bins; do
 	t="$b"
 	expect "$t --help" 0 '^Usage: rdma-rwx' "$b" --help
@@ -149,6 +184,35 @@ print(\"ok\")'"
 	echo 1 > "$klp/enabled"
 	echo 0 > "$klp/transition"
 
+	# Switching, with the stand-ins: an engine, no takeover yet.
+	fake=$tmp/fake
+	rm -rf "$fake"
+	mkdir -p "$fake/sys/module/rdma_rwx"
+	echo live > "$fake/sys/module/rdma_rwx/initstate"
+	expect "$t takeover on (modprobe)" 0 '^takeover: on \(switch took [0-9.]+ s\)$' \
+		stubbed "$b" --root "$fake" takeover on
+	expect "$t takeover on: modprobe ran" 0 '^modprobe rdma_rwx_takeover$' cat "$fake/calls"
+	kernel_disables &
+	expect "$t takeover off" 0 '^takeover: off \(switch took [0-9.]+ s\)$' \
+		stubbed "$b" --root "$fake" takeover off
+	wait
+	expect "$t takeover off: rmmod once the module was let go" 0 \
+		'^rmmod rdma_rwx_takeover$' tail -n 1 "$fake/calls"
+	expect "$t takeover off: all gone" 0 '^takeover: off$' "$b" --root "$fake" status
+	mkdir -p "$fake/sys/module/rdma_rwx_takeover"
+	: > "$fake/calls"
+	expect "$t takeover on, module still loaded: unloaded first" 0 '^takeover: on ' \
+		stubbed "$b" --root "$fake" takeover on -m /some/rdma_rwx_takeover.ko
+	expect "$t takeover on -m: rmmod, then insmod FILE" 0 \
+		'^rmmod rdma_rwx_takeover\|insmod /some/rdma_rwx_takeover\.ko\|$' \
+		sh -c "tr '\n' '|' < '$fake/calls'"
+	rm -r "$fake/sys/kernel/livepatch/rdma_rwx_takeover" "$fake/sys/module/rdma_rwx_takeover"
+	expect "$t takeover on, modprobe fails" 1 'modprobe rdma_rwx_takeover failed' \
+		stubbed env STUB_FAIL=1 "$b" --root "$fake" takeover on
+	expect "$t takeover on, transition never ends" 1 'takeover not on 1 s later \(state: switching on' \
+		stubbed env STUB_TRANSITION=1 "$b" --root "$fake" takeover on -t 1
+	expect "$t --root too long" 2 'at most 256' "$b" --root "$(printf '%0300d' 0)" status
+
 	# rxe0: 10 + 4 SGE, 3 MR, 1 signature contexts; 2 fallbacks, 3 errors.
 	expect "$t stat totals" 0 '^rxe0 +18 +1048576 +4096 +77\.8 +16\.7 +5\.6 +2 +3 +3$' \
 		"$b" --root "$loaded" stat
@@ -157,11 +221,20 @@ print(\"ok\")'"
 	lacks "$t stat -d siw0: siw0 alone" '^rxe0' "$b" --root "$loaded" stat -d siw0
 	expect "$t stat -d unknown" 1 'no engine counters for device mlx5_0' \
 		"$b" --root "$loaded" stat -d mlx5_0
-	# Two 1 s reports; 0.3 s in, rxe0 sets up 10 more contexts and reads
+	expect "$t stat -j totals" 0 '^ok$' sh -c "\"$b\" -j --root \"$loaded\" stat | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+d = {x[\"dev\"]: x for x in r[\"devices\"]}
+assert sorted(d) == [\"rxe0\", \"siw0\"], r
+assert d[\"rxe0\"][\"contexts\"] == 18 and d[\"rxe0\"][\"read_bytes\"] == 1048576, r
+assert d[\"rxe0\"][\"errors\"] == 3 and d[\"rxe0\"][\"fallbacks\"] == 2, r
+assert d[\"rxe0\"][\"live\"] == 3 and d[\"siw0\"][\"contexts\"] == 8, r
+print(\"ok\")'"
+	# Two 2 s reports; 1.5 s in, rxe0 sets up 10 more contexts and reads
 	# 1 MiB more: the two reports' counts add up to exactly that.
 	counters "$dbg/devices/rxe0/counters" 10 1048576
-	(sleep 0.3; counters "$dbg/devices/rxe0/counters" 20 2097152) &
-	expect "$t stat -j 1 2" 0 '^ok$' sh -c "\"$b\" -j --root \"$loaded\" stat -d rxe0 1 2 | python3 -c '
+	(sleep 1.5; counters "$dbg/devices/rxe0/counters" 20 2097152) &
+	expect "$t stat -j 2 2" 0 '^ok$' sh -c "\"$b\" -j --root \"$loaded\" stat -d rxe0 2 2 | python3 -c '
 import json, sys
 reports = [json.loads(line) for line in sys.stdin]
 assert len(reports) == 2, reports
@@ -172,6 +245,18 @@ assert abs(rd - 1048576) < 4096, rd
 assert all(r[\"devices\"][0][\"live\"] == 3 for r in reports), reports
 print(\"ok\")'"
 	wait
+	# The counters reset (written to) between samples: a counter that went
+	# down (20 SGE contexts to 2, 2 MiB read to 4 KiB) counts from zero
+	# again, not as a wrapped difference.
+	(sleep 1.5; counters "$dbg/devices/rxe0/counters" 2 4096) &
+	expect "$t stat across a reset" 0 '^ok$' sh -c "\"$b\" -j --root \"$loaded\" stat -d rxe0 2 2 | python3 -c '
+import json, sys
+reports = [json.loads(line) for line in sys.stdin]
+ctx = sum(r[\"devices\"][0][\"contexts_per_s\"] * r[\"interval_s\"] for r in reports)
+rd = sum(r[\"devices\"][0][\"read_bytes_per_s\"] * r[\"interval_s\"] for r in reports)
+assert abs(ctx - 2) < 0.1 and abs(rd - 4096) < 16, reports
+print(\"ok\")'"
+	wait
 	counters "$dbg/devices/rxe0/counters" 10 1048576
-	expect "$t stat 1 1: a rate header" 0 '^DEV +ctx/s +rd_MB/s' "$b" --root "$loaded" stat 1 1
+	expect "$t stat 1 1: a rate header" 0 '^DEV +ctx/s +rd_MiB/s' "$b" --root "$loaded" stat 1 1
 done

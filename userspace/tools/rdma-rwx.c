@@ -61,13 +61,13 @@ enum takeover_state {
 static const char *const takeover_names[] = {
 	[TAKEOVER_ABSENT] = "off",
 	[TAKEOVER_UNLOADING] = "off (module still loaded)",
-	[TAKEOVER_OFF] = "off (patch being removed)",
+	[TAKEOVER_OFF] = "off (patch not enabled)",
 	[TAKEOVER_ENABLING] = "switching on",
 	[TAKEOVER_DISABLING] = "switching off",
 	[TAKEOVER_ON] = "on",
 };
 
-static void fail(const char *fmt, ...)
+static __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -78,11 +78,16 @@ static void fail(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static const char *path(char *buf, size_t len, const char *fmt, ...)
+/* ROOT then FMT in BUF (main() keeps ROOT short enough to leave room). */
+static __attribute__((format(printf, 3, 4)))
+const char *path(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(buf, len, "%s", root);
+	size_t n = strlen(root);
 
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, root, n);
 	va_start(ap, fmt);
 	vsnprintf(buf + n, len - n, fmt, ap);
 	va_end(ap);
@@ -156,8 +161,8 @@ static void json_string(const char *s)
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
+		else if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			printf("\\u%04x", (unsigned char)*s);
 		else
 			putchar(*s);
 	}
@@ -296,8 +301,10 @@ static int run(char *const argv[])
 		fail("cannot run %s: %s", argv[0], strerror(err));
 		return -1;
 	}
-	if (waitpid(pid, &status, 0) < 0)
+	if (waitpid(pid, &status, 0) < 0) {
+		fail("waiting for %s: %s", argv[0], strerror(errno));
 		return -1;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fail("%s %s failed (see the kernel log: dmesg)", argv[0], argv[1]);
 		return -1;
@@ -313,13 +320,35 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/*
- * Polls every 100 ms until WANT is reached or TIMEOUT seconds after START
- * (taken before the switch began: loading the module can take most of it).
- */
-static int wait_for(enum takeover_state want, double start, int timeout)
+static bool takeover_is_on(void)
 {
-	while (takeover_state() != want) {
+	return takeover_state() == TAKEOVER_ON;
+}
+
+static bool patch_gone(void)
+{
+	enum takeover_state t = takeover_state();
+
+	return t == TAKEOVER_UNLOADING || t == TAKEOVER_ABSENT;
+}
+
+/* The patch let the module go: its sysfs directory goes before that. */
+static bool module_free(void)
+{
+	char p[512];
+	int refcnt;
+
+	return read_int(path(p, sizeof(p), "/sys/module/" TAKEOVER_MOD "/refcnt"),
+			&refcnt) || refcnt == 0;
+}
+
+/*
+ * Polls every 100 ms until DONE() or TIMEOUT seconds after START (taken
+ * before the switch began: loading the module can take most of it).
+ */
+static int wait_for(bool (*done)(void), double start, int timeout)
+{
+	while (!done()) {
 		if (now() - start > timeout)
 			return -1;
 		usleep(100000);
@@ -327,13 +356,27 @@ static int wait_for(enum takeover_state want, double start, int timeout)
 	return 0;
 }
 
+/* rmmod of the takeover once its patch has let it go, if still loaded. */
+static int unload_takeover(double start, int timeout)
+{
+	char *rmmod[] = { "rmmod", TAKEOVER_MOD, NULL };
+	char p[512];
+
+	if (wait_for(module_free, start, timeout)) {
+		fail("%s still in use %d s later", TAKEOVER_MOD, timeout);
+		return -1;
+	}
+	if (!exists(path(p, sizeof(p), "/sys/module/" TAKEOVER_MOD)))
+		return 0;
+	return run(rmmod);
+}
+
 static int takeover_on(const char *module, int timeout)
 {
 	enum takeover_state t = takeover_state();
 	char *modprobe[] = { "modprobe", TAKEOVER_MOD, NULL };
 	char *insmod[] = { "insmod", (char *)module, NULL };
-	char *rmmod[] = { "rmmod", TAKEOVER_MOD, NULL };
-	double start;
+	double start = now();
 
 	if (t == TAKEOVER_ON) {
 		printf("takeover: already on\n");
@@ -349,12 +392,11 @@ static int takeover_on(const char *module, int timeout)
 		return 1;
 	}
 	/* A disabled livepatch cannot be enabled again, only reloaded. */
-	if (t == TAKEOVER_UNLOADING && run(rmmod))
+	if (t == TAKEOVER_UNLOADING && unload_takeover(start, timeout))
 		return 1;
-	start = now();
 	if (run(module ? insmod : modprobe))
 		return 1;
-	if (wait_for(TAKEOVER_ON, start, timeout)) {
+	if (wait_for(takeover_is_on, start, timeout)) {
 		fail("takeover not on %d s later (state: %s; tasks that have not switched yet are in the kernel log after echo w > /proc/sysrq-trigger)",
 		     timeout, takeover_names[takeover_state()]);
 		return 1;
@@ -366,8 +408,8 @@ static int takeover_on(const char *module, int timeout)
 static int takeover_off(int timeout)
 {
 	enum takeover_state t = takeover_state();
-	char *rmmod[] = { "rmmod", TAKEOVER_MOD, NULL };
 	double start = now();
+	bool written;
 	char p[512];
 	FILE *f;
 
@@ -377,18 +419,19 @@ static int takeover_off(int timeout)
 	}
 	if (t == TAKEOVER_ON || t == TAKEOVER_ENABLING) {
 		f = fopen(path(p, sizeof(p), KLP_DIR "/enabled"), "w");
-		if (!f || fputs("0", f) < 0 || fclose(f)) {
+		written = f && fputs("0", f) >= 0;
+		if (!f || fclose(f) || !written) {
 			fail("cannot disable the takeover (%s): %s", p,
 			     strerror(errno));
 			return 1;
 		}
 	}
-	if (wait_for(TAKEOVER_UNLOADING, start, timeout)) {
+	if (wait_for(patch_gone, start, timeout)) {
 		fail("takeover not off %d s later (state: %s)", timeout,
 		     takeover_names[takeover_state()]);
 		return 1;
 	}
-	if (run(rmmod))
+	if (unload_takeover(start, timeout))
 		return 1;
 	printf("takeover: off (switch took %.1f s)\n", now() - start);
 	return 0;
@@ -489,10 +532,14 @@ struct report {
 	unsigned long long live;
 };
 
+/* A counter's change since B; one that went down was reset meanwhile. */
 static double delta(const struct counters *a, const struct counters *b,
 		    const char *name)
 {
-	return (double)(counter(a, name) - (b ? counter(b, name) : 0));
+	unsigned long long now_v = counter(a, name);
+	unsigned long long before = b ? counter(b, name) : 0;
+
+	return (double)(now_v >= before ? now_v - before : now_v);
 }
 
 static void make_report(const struct counters *now_c,
@@ -526,7 +573,7 @@ static void print_header(bool rates)
 {
 	if (rates)
 		printf("%-12s %10s %11s %11s %6s %6s %6s %10s %8s %8s\n", "DEV",
-		       "ctx/s", "rd_MB/s", "wr_MB/s", "sge%", "mr%", "sig%",
+		       "ctx/s", "rd_MiB/s", "wr_MiB/s", "sge%", "mr%", "sig%",
 		       "fallbk/s", "err/s", "live");
 	else
 		printf("%-12s %10s %14s %14s %6s %6s %6s %10s %8s %8s\n", "DEV",
@@ -553,18 +600,21 @@ static void print_text(const char *dev, const struct report *r, double secs)
 
 static void print_json(const char *dev, const struct report *r, double secs)
 {
-	const char *unit = secs ? "_per_s" : "";
-	double d = secs ? secs : 1.0;
-
 	printf("{\"dev\":");
 	json_string(dev);
-	printf(",\"contexts%s\":%.1f,\"read_bytes%s\":%.0f,\"write_bytes%s\":%.0f,"
-	       "\"sge_pct\":%.1f,\"mr_pct\":%.1f,\"sig_pct\":%.1f,"
-	       "\"fallbacks%s\":%.1f,\"errors%s\":%.1f,\"live\":%llu}",
-	       unit, r->contexts / d, unit, r->rd_bytes / d, unit, r->wr_bytes / d,
+	if (secs)
+		printf(",\"contexts_per_s\":%.1f,\"read_bytes_per_s\":%.0f,"
+		       "\"write_bytes_per_s\":%.0f,\"fallbacks_per_s\":%.1f,"
+		       "\"errors_per_s\":%.1f", r->contexts / secs,
+		       r->rd_bytes / secs, r->wr_bytes / secs,
+		       r->fallbacks / secs, r->errors / secs);
+	else
+		printf(",\"contexts\":%.0f,\"read_bytes\":%.0f,\"write_bytes\":%.0f,"
+		       "\"fallbacks\":%.0f,\"errors\":%.0f", r->contexts,
+		       r->rd_bytes, r->wr_bytes, r->fallbacks, r->errors);
+	printf(",\"sge_pct\":%.1f,\"mr_pct\":%.1f,\"sig_pct\":%.1f,\"live\":%llu}",
 	       pct(r->sge, r->contexts), pct(r->mr, r->contexts),
-	       pct(r->sig, r->contexts), unit, r->fallbacks / d, unit,
-	       r->errors / d, r->live);
+	       pct(r->sig, r->contexts), r->live);
 }
 
 /* One report: AFTER against BEFORE (NULL: the totals) over SECS. */
@@ -572,6 +622,7 @@ static void print_report(const struct sample *after, int n,
 			 const struct sample *before, int nb, double secs)
 {
 	const struct counters *prev;
+	const char *sep = "";
 	struct report r;
 	int i, j;
 
@@ -586,11 +637,14 @@ static void print_report(const struct sample *after, int n,
 		for (j = 0; before && j < nb; j++)
 			if (!strcmp(before[j].dev, after[i].dev))
 				prev = &before[j].c;
-		/* A device that appeared meanwhile: its counts so far. */
+		/* A device that appeared meanwhile: from its next report. */
+		if (before && !prev)
+			continue;
 		make_report(&after[i].c, prev, &r);
 		if (json) {
-			printf(i ? "," : "");
+			printf("%s", sep);
 			print_json(after[i].dev, &r, secs);
+			sep = ",";
 		} else {
 			print_text(after[i].dev, &r, secs);
 		}
@@ -670,6 +724,10 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			root = optarg;
+			if (strlen(root) > 256) {
+				fail("--root: at most 256 characters");
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
