@@ -175,7 +175,8 @@ nvmeof_boot() {
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" "$@"
 }
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
-nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1"
+nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1
+takeover-debug-6.12 takeover-debug-mr-6.12 takeover-fault-6.1"
 ISER_RUNS="iser-rxe iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1"
 # A run not made must not count.
 rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
@@ -414,16 +415,40 @@ job_smoke_61() {	# 11
 takeover_boot() {
 	local name=$1 kernel=$2 initrd=$3 mod=$4
 	local ko=$mod/drivers/takeover/rdma_rwx_takeover.ko
+	shift 4
 	python3 "$RWX_ROOT/tools/modversion-mismatch.py" "$ko" rdma_rw_ctx_init \
 		"${ko%.ko}-other-ib_core.ko" || return 0	# recorded as not run
-	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 600 -e RWX_DEV=rxe \
+	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/nvmeof.sh" 1800 -e RWX_DEV=rxe \
 		-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_TAKEOVER_MODULE=$ko" \
-		-e "RWX_TAKEOVER_MISMATCH_MODULE=${ko%.ko}-other-ib_core.ko"
+		-e "RWX_TAKEOVER_MISMATCH_MODULE=${ko%.ko}-other-ib_core.ko" "$@"
 }
-job_takeover_612() {	# 180
-	[ "$stock_ok" = 0 ] || return 0
-	takeover_boot takeover-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_BUILD/mod-6.12"
+# The takeover switched off and on TAKEOVER_SWITCHES times at random under
+# a verify load: on the 6.12 debug kernel (KASAN, lockdep, kmemleak,
+# DMA-API debug; ib_core built in) for NVMe-oF on the SGE path and on the
+# MR path (force_mr), and for NFS/RDMA in the stock 6.12 chain.  A switch
+# takes 20-30 s on a debug guest of a loaded host (Documentation/takeover.rst).
+TAKEOVER_SWITCHES=4
+takeover_debug_boot() {
+	local name=$1
+	shift
+	[ "$test_mods_ok" = 0 ] || return 0
+	takeover_boot "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_BUILD/mod-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e "RWX_TAKEOVER_SWITCHES=$TAKEOVER_SWITCHES" "$@"
+}
+job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12; }
+job_takeover_debug_mr_612() {
+	takeover_debug_boot takeover-debug-mr-6.12 -a ib_core.force_mr=1 \
+		-e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr
+}
+# Loading orders under the takeover (stock 6.1): rxe's device deleted
+# under fio (the ULP's contexts torn down through the engine), rdma_rxe
+# unloaded, then the ULP, with the takeover on all along.
+job_takeover_fault_61() {
+	[ "$stock61_ok" = 0 ] || return 0
+	takeover_boot takeover-fault-6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD" "$RWX_BUILD/mod-6.1" \
+		-e RWX_FAULT=link-delete
 }
 job_takeover_61() {	# 130
 	[ "$stock61_ok" = 0 ] || return 0
@@ -437,6 +462,7 @@ takeover_ulp_boots() {
 			-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko")
 	vm_run "takeover-iser-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/iser.sh" 1200 \
 		"${takeover[@]}"
+	[ "$v" = 6.12 ] && takeover+=(-e "RWX_TAKEOVER_SWITCHES=$TAKEOVER_SWITCHES")
 	vm_run "takeover-ulps-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/ulp-chain.sh" 2400 \
 		-e "RWX_ULP_RUNS=$(ulp_chain_runs "takeover-ulps-$v")" "${takeover[@]}" \
 		-e SRP_FIO_SIZE=4 -e NFS_FIO_SIZE=4 -e ULP_FIO_SMALL_KB=256 -e ULP_COPY_MB=16
@@ -454,11 +480,11 @@ job_smoke_612() {	# 12
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
-GUEST_JOBS="job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
+GUEST_JOBS="job_takeover_debug_612 job_takeover_debug_mr_612 job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
 job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
 job_takeover_612 job_takeover_ulps_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61
 job_takeover_ulps_61 job_nvmeof_siw job_nvmeof_rxe
-job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612
+job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_takeover_fault_61 job_userspace_vm job_smoke_612
 job_smoke_61"
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
@@ -561,7 +587,7 @@ record_runs() {
 
 suite nvmeof
 # shellcheck disable=SC2086
-record_runs '^nvmeof: (FAILED|fio verified|engine paths|the client saw|smp: |takeover)' $NVMEOF_RUNS
+record_runs '^nvmeof: (FAILED|fio verified|engine paths|the client saw|smp: |takeover|[a-z]+0 holds)' $NVMEOF_RUNS
 suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served|.*fio every-cpu: )' $ISER_RUNS

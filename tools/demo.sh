@@ -3,18 +3,43 @@
 # nvmet-rdma, built from linux-source to run on the engine, serves a
 # memory-backed namespace over Soft-RoCE to the kernel's NVMe-oF host, and
 # fio verifies the data - on the SGE path, then on the MR path - beside
-# the same run on the distro's nvmet-rdma.  The MR boot also runs the
-# smaller examples (rwx_demo, and a T10-PI transfer on the test device).
+# the same run on the distro's nvmet-rdma.  The SGE boot then takes the
+# distro's own nvmet-rdma over live (rdma-rwx takeover on, under fio) and
+# gives it back; the MR boot also runs the smaller examples (rwx_demo, and
+# a T10-PI transfer on the test device).  Set-up prints a line a step.
 set -uo pipefail
 RWX_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export RWX_ROOT
 . "$RWX_ROOT/tools/lib.sh"
 . "$RWX_ROOT/tools/vm-suite.sh"
 
-prepare_stock_612 || exit 1
-"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
-	"$RWX_BUILD/ulps-6.12" nvmet-rdma > /dev/null || exit 1
+mkdir -p "$RWX_BUILD"
+SETUP_LOG=$RWX_BUILD/demo-setup.log
+: > "$SETUP_LOG"
+
+# step WHAT CMD...: one line for a set-up step; what it prints (apt's,
+# the compilers') goes to SETUP_LOG, whose end is shown if it fails.
+step() {
+	local what=$1
+	shift
+	echo "demo: $what"
+	echo "=== $what: $*" >> "$SETUP_LOG"
+	"$@" >> "$SETUP_LOG" 2>&1 && return 0
+	echo "demo: FAILED: $what; the end of $SETUP_LOG:"
+	tail -n 20 "$SETUP_LOG" | sed 's/^/demo:   /'
+	exit 1
+}
+
+step "Debian packages: installing what is missing (tools/deps.sh; on a fresh machine several minutes)" \
+	bash "$RWX_ROOT/tools/deps.sh"
 release=$(stock_612_release)
+step "building the engine and the takeover against Debian's $release headers" \
+	"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12"
+step "building nvmet-rdma from linux-source-6.12 to run on the engine" \
+	"$RWX_ROOT/tools/build-ulps.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12" \
+	"$RWX_BUILD/ulps-6.12" nvmet-rdma
+step "building rdma-rwx, the admin command (userspace/)" make -C "$RWX_ROOT/userspace" build/tools/rdma-rwx
+step "making the guest's initramfs" initramfs_for "$release"
 failed=0
 
 # demo_boot PATH [run-vm.sh options]: one guest; prints what it showed.
@@ -26,7 +51,7 @@ demo_boot() {
 		"$RWX_ROOT/tools/guest/demo.sh" 600 -e "RWX_MODDIR=$RWX_BUILD/mod-6.12" \
 		-e "RWX_ULPDIR=$RWX_BUILD/ulps-6.12" -e "RWX_DEMO_PATH=$path" "$@" > /dev/null
 	echo
-	grep -E '^(demo|nvmeof): |rwx_(sig_)?demo: ' "$out/console.log" |
+	grep -aE '^(demo|nvmeof): |rwx_(sig_)?demo: ' "$out/console.log" |
 		grep -v 'nvmeof: result' | sed 's/^\[ *[0-9.]*\] //'
 	compare "$out/console.log"
 	echo

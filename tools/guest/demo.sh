@@ -6,9 +6,11 @@
 #   RWX_MODDIR      the project's modules built against this kernel
 #   RWX_ULPDIR      tools/build-ulps.sh's output for this kernel
 #   RWX_DEMO_PATH   sge | mr (mr: boot with ib_core.force_mr=1; the engine
-#                   gets force_mr=1), and on the mr boot the smaller
-#                   examples: rwx_demo and a T10-PI transfer on the test
-#                   device
+#                   gets force_mr=1).  On the sge boot the distro's
+#                   nvmet-rdma is then taken over live (rdma-rwx takeover
+#                   on, rdma-rwx stat before and after); on the mr boot
+#                   the smaller examples follow: rwx_demo and a T10-PI
+#                   transfer on the test device
 set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 . "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
@@ -54,6 +56,47 @@ sed 's/^/nvmeof: /' /tmp/target.txt /tmp/host.txt | sed 's/nvmeof: nvmeof:/nvmeo
 demo_side "" "ib_core" || fail "NVMe-oF on the distro's nvmet-rdma"
 demo_side "" "ib_core" || fail "NVMe-oF on the distro's nvmet-rdma"
 demo_side "$RWX_ULPDIR/nvmet-rdma/nvmet-rdma.ko" "engine" || fail "NVMe-oF on the engine"
+
+# rw CMD...: rdma-rwx CMD, shown with what it printed.
+rw() {
+	echo "demo: # rdma-rwx $*"
+	"$RWX_ADMIN" "$@" > /tmp/rw.txt 2>&1
+	local rc=$?
+	sed '/^$/d; s/^/demo:   /' /tmp/rw.txt
+	return $rc
+}
+
+# The distro's own nvmet-rdma, unmodified, taken over live while fio
+# writes and verifies, then given back to ib_core: rdma-rwx's view of it.
+demo_takeover() {
+	local pid
+	echo "demo: === the distro's own nvmet-rdma taken over live (rdma-rwx takeover) ==="
+	nvmeof_target_load "" > /dev/null && nvmeof_target_up 192.0.2.1 > /dev/null &&
+		nvmeof_host_connect 192.0.2.1 > /dev/null || return 1
+	echo 0 > $RWX_COUNTERS
+	(cd /tmp && exec fio --name=takeover --filename="$NVMEOF_BDEV" --size=32M \
+		--ioengine=libaio --direct=1 --rw=randwrite --bs=16k --iodepth=16 \
+		--verify=crc32c --verify_backlog=64 --verify_fatal=1 --time_based \
+		--runtime=600 > /tmp/fio-takeover.log 2>&1) &
+	pid=$!
+	sleep 2
+	echo "demo: fio writing and verifying on the distro's nvmet-rdma (ib_core's rdma_rw):"
+	rw status && rw stat -d rxe0 2 1 || return 1
+	rw takeover on -m "$M/drivers/takeover/rdma_rwx_takeover.ko" &&
+		rw status && rw stat -d rxe0 2 1 || return 1
+	rw takeover off && rw stat -d rxe0 2 1 || return 1
+	echo "demo: since the counters were zeroed, totals:"
+	rw stat -d rxe0 || return 1
+	kill -INT $pid
+	wait $pid
+	if ! grep -q 'err= 0' /tmp/fio-takeover.log || grep -qi 'verify' /tmp/fio-takeover.log; then
+		tail -n 8 /tmp/fio-takeover.log
+		return 1
+	fi
+	echo "demo: fio's data verified across both switches"
+	nvmeof_host_disconnect && nvmeof_target_down && nvmeof_target_unload
+}
+[ "$path" = sge ] && { demo_takeover || fail "the takeover"; }
 nvmeof_modules_unload || fail "teardown"
 
 if [ "$path" = mr ]; then

@@ -4,7 +4,8 @@
 # found by modprobe through depmod (no path), loads next to Debian's own
 # ib_core and rdma_rxe, is live, and unloads cleanly: the smoke checks of
 # smoke-insmod.sh, on the packaged module.  The packaged takeover is off
-# until the packaged rdma-rwx turns it on (modprobe) and off again.
+# until the packaged rdma-rwx turns it on (modprobe) and off again; then
+# the boot recipe (a modprobe.d softdep on ib_core) turns it on.
 # Prints one "ok NAME" / "FAIL NAME: why" line per check; exits non-zero
 # on any failure.
 #   RWX_EXPECT_VERSION  the module version the package carries
@@ -86,5 +87,39 @@ if out=$(modprobe -r rdma_rwx 2>&1) && ! grep -q '^rdma_rwx ' /proc/modules; the
 	echo "smoke: rdma_rwx unloaded"
 else
 	fail "modprobe -r rdma_rwx" "${out:-still loaded}"
+fi
+
+# The boot recipe (Documentation/takeover.rst): a softdep has modprobe
+# load the takeover whenever it loads ib_core.  Every RDMA module is
+# unloaded, then rdma_rxe loaded as at boot: ib_core comes with it, then
+# the takeover and, as its dependency, the engine; the patch must be on.
+# /etc/modprobe.d is the host's: a tmpfs copy of it takes the recipe.
+rdma link delete rxe0 2>/dev/null
+modprobe -r rdma_rxe rdma_ucm rdma_cm iw_cm ib_cm ib_uverbs ib_core 2>/dev/null
+if grep -q '^ib_core ' /proc/modules; then
+	fail "boot recipe: ib_core unloaded first" "$(grep -E '^(ib_|rdma|iw_)' /proc/modules | cut -d' ' -f1,4 | tr '\n' ' ')"
+else
+	mkdir -p /tmp/modprobe.d
+	cp -a /etc/modprobe.d/. /tmp/modprobe.d/
+	mount --bind /tmp/modprobe.d /etc/modprobe.d
+	echo "softdep ib_core post: rdma_rwx_takeover" > /etc/modprobe.d/rdma-rwx-takeover.conf
+	modprobe rdma_rxe
+	for _ in $(seq 120); do	# 60 s: the transition, on a loaded host
+		[ "$(cat /sys/kernel/livepatch/rdma_rwx_takeover/transition 2>/dev/null)" = 0 ] && break
+		sleep 0.5
+	done
+	if "$admin" status | grep -qx 'takeover: on' && grep -q '^rdma_rwx ' /proc/modules; then
+		ok "boot recipe: modprobe rdma_rxe loads ib_core, then the takeover and the engine"
+	else
+		fail "boot recipe: modprobe rdma_rxe loads ib_core, then the takeover and the engine" \
+			"$("$admin" status 2>&1 | tr '\n' '|') modules: $(grep -E '^(ib_core|rdma_rwx)' /proc/modules | cut -d' ' -f1 | tr '\n' ' ')"
+	fi
+	rm /etc/modprobe.d/rdma-rwx-takeover.conf
+	umount /etc/modprobe.d
+	if "$admin" takeover off > /dev/null 2>&1 && modprobe -r rdma_rwx; then
+		ok "boot recipe: takeover off, engine unloaded"
+	else
+		fail "boot recipe: takeover off, engine unloaded" "$(grep -E '^rdma_rwx' /proc/modules | tr '\n' '|')"
+	fi
 fi
 exit "$failed"

@@ -67,23 +67,34 @@ RWX_KLP=/sys/kernel/livepatch/rdma_rwx_takeover
 # each transition (180 s at most; under load one took 84 s).
 RWX_ADMIN=${RWX_ADMIN:-$RWX_ROOT/userspace/build/tools/rdma-rwx}
 
-# takeover_on: RWX_TAKEOVER_MODULE loaded (after the engine), enabled.
+# takeover_enable: RWX_TAKEOVER_MODULE loaded (after the engine), enabled,
+# its transition over; says why not.  rdma-rwx runs at a real-time
+# priority: the transition's end patches the scheduler's static calls
+# (6.12's livepatch hooks cond_resched()) in the writer's context, and a
+# loaded guest's runnable tasks preempted it there for 20-30 s a switch
+# (10 s at SCHED_FIFO, the host as busy; 1-2.5 s on a quiet host).
+takeover_enable() {
+	chrt -f 1 "$RWX_ADMIN" takeover on -m "$RWX_TAKEOVER_MODULE" || return 1
+	[ "$(cat $RWX_KLP/enabled)" = 1 ] && [ "$(cat $RWX_KLP/transition)" = 0 ] && return 0
+	echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx says on, the patch is not done"
+	return 1
+}
+
+# takeover_disable: disabled, its transition over, unloaded; says why not.
+takeover_disable() {
+	chrt -f 1 "$RWX_ADMIN" takeover off || return 1
+	[ ! -e $RWX_KLP ] && [ ! -e /sys/module/rdma_rwx_takeover ] && return 0
+	echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx says off, the patch or its module is still there"
+	return 1
+}
+
 takeover_on() {
-	"$RWX_ADMIN" takeover on -m "$RWX_TAKEOVER_MODULE" || return 1
-	if [ "$(cat $RWX_KLP/enabled)" != 1 ] || [ "$(cat $RWX_KLP/transition)" != 0 ]; then
-		echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx says on, the patch is not done"
-		return 1
-	fi
+	takeover_enable || return 1
 	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover on: ib_core's rdma_rw runs on the engine"
 }
 
-# takeover_off: disabled, its transition over, unloaded.
 takeover_off() {
-	"$RWX_ADMIN" takeover off || return 1
-	if [ -e $RWX_KLP ] || [ -e /sys/module/rdma_rwx_takeover ]; then
-		echo "${RWX_LOG_PREFIX:-nvmeof}: rdma-rwx says off, the patch or its module is still there"
-		return 1
-	fi
+	takeover_disable || return 1
 	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover off and unloaded"
 }
 
@@ -155,6 +166,104 @@ takeover_served() {
 	fi
 	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover: $shared shared contexts, $done destroyed by the engine, $adopted adopted"
 	return 1
+}
+
+# takeover_engine_busy: the engine sets contexts up in ib_core's encoding
+# (within 60 s).
+takeover_engine_busy() {
+	local base
+	base=$(engine_counter shared)
+	for _ in $(seq 60); do
+		sleep 1
+		[ "$(engine_counter shared)" -gt "$base" ] && return 0
+	done
+	echo "${RWX_LOG_PREFIX:-nvmeof}: the engine set no context up in 60 s"
+	return 1
+}
+
+# device_mrs IBDEV: the MRs IBDEV holds (rdma resource tracking: the
+# ULPs' MR pools among them).
+device_mrs() {
+	rdma resource show | awk -v dev="$1:" '$2 == dev {
+		for (i = 3; i < NF; i++) if ($i == "mr") print $(i + 1) }'
+}
+
+# takeover_switches N PID: the takeover turned off and on again N times at
+# random intervals (0-0.9 s before each transition; RANDOM seeded from
+# RWX_TAKEOVER_SEED or the clock, and said) while PID, the ULP's load,
+# runs on: it must still run after each.  Says the transitions' times.
+takeover_switches() {
+	local n=$1 pid=$2 seed=${RWX_TAKEOVER_SEED:-$(date +%s)} i step t0 ms=()
+	RANDOM=$seed
+	for ((i = 1; i <= n; i++)); do
+		for step in takeover_disable takeover_enable; do
+			sleep "0.$((RANDOM % 10))"
+			t0=$(date +%s%N)
+			$step || { echo "${RWX_LOG_PREFIX:-nvmeof}: switch $i of $n: $step failed"; return 1; }
+			ms+=($((($(date +%s%N) - t0) / 1000000)))
+			kill -0 "$pid" 2>/dev/null && continue
+			echo "${RWX_LOG_PREFIX:-nvmeof}: switch $i of $n: the load ended at $step"
+			return 1
+		done
+	done
+	echo "${RWX_LOG_PREFIX:-nvmeof}: takeover off and on $n times (seed $seed), ${#ms[@]}" \
+	     "transitions: $(printf '%s\n' "${ms[@]}" | sort -n |
+		awk '{ v[NR] = $1 } END { printf "min %d, median %d, max %d ms", v[1], v[int((NR + 1) / 2)], v[NR] }')"
+}
+
+# Set once takeover_switch_under_load ran: ib_core has destroyed contexts
+# the engine set up, so takeover_served's count no longer holds.
+TAKEOVER_SWITCHED=0
+
+# mrs_unchanged IBDEV BEFORE WHEN: IBDEV holds BEFORE MRs again (a pool
+# MR freed or lost across the switches shows here; one not given back to
+# its pool also makes ib_destroy_qp() warn at teardown).
+mrs_unchanged() {
+	local now
+	now=$(device_mrs "$1")
+	if [ -n "$2" ] && [ "$now" = "$2" ]; then
+		echo "${RWX_LOG_PREFIX:-nvmeof}: $1 holds its $2 MRs again $3"
+		return 0
+	fi
+	echo "${RWX_LOG_PREFIX:-nvmeof}: $1 holds ${now:-no count of} MRs $3, ${2:-no count} before"
+	return 1
+}
+
+# takeover_switch_under_load TARGET IBDEV: fio writing TARGET (a block
+# device or a file; 32 MiB) with verify reads between (crc32c), while the
+# takeover is turned off and on again under it RWX_TAKEOVER_SWITCHES times
+# (default 1), each with I/O in flight, so that contexts one side set up
+# are torn down by the other; then fio is stopped (SIGINT).  The data must
+# verify, the engine serve again after the last switch and nothing fail.
+# The crossings are counted, not required: how many contexts are in
+# flight at a switch is the scheduler's.
+takeover_switch_under_load() {
+	local target=$1 ibdev=$2 p=${RWX_LOG_PREFIX:-nvmeof} pid
+	TAKEOVER_SWITCHED=1
+	(cd /tmp && exec fio --name=switch --filename="$target" --size=32M --ioengine=libaio \
+		--direct=1 --rw=randwrite --bs=16k --loops=1000 --runtime=1800 \
+		--iodepth=16 --verify=crc32c --verify_backlog=64 --verify_fatal=1 \
+		> /tmp/fio-switch.log 2>&1) &
+	pid=$!
+	if ! takeover_engine_busy || ! takeover_stat_busy "$ibdev" ||
+	   ! takeover_switches "${RWX_TAKEOVER_SWITCHES:-1}" $pid || ! takeover_engine_busy; then
+		echo "$p: the takeover did not go off and on again under load"
+		kill $pid 2>/dev/null
+		tail -5 /tmp/fio-switch.log
+		return 1
+	fi
+	kill -INT $pid
+	wait $pid
+	if ! grep -q 'err= 0' /tmp/fio-switch.log || grep -qi 'verify' /tmp/fio-switch.log; then
+		echo "$p: fio across the takeover switch failed:"
+		tail -8 /tmp/fio-switch.log
+		return 1
+	fi
+	engine_no_errors || return 1
+	echo "$p: takeover off and on under fio verify: data verified;" \
+	     "$(engine_counter shared) contexts set up by the engine in all," \
+	     "$(($(engine_counter shared) - $(engine_counter shared_destroyed))) of them destroyed by ib_core," \
+	     "$(engine_counter adopted) of ib_core's by the engine"
 }
 
 # The kernel's own modules from RWX_MODROOT (a modules_install root), over

@@ -17,6 +17,10 @@
 #   RPCRDMA_MODULE     path of an engine-built rpcrdma.ko, insmod'ed instead
 #                      of `modprobe rpcrdma`
 #   NFS_FIO_SIZE       MB per fio job (default 16)
+#   RWX_TAKEOVER_MODULE  the takeover (rdma_rwx_takeover.ko): the kernel's
+#                      own rpcrdma on the engine; with RWX_TAKEOVER_SWITCHES
+#                      the takeover is switched off and on that many times
+#                      under a verify load (takeover_switch_under_load)
 #   RWX_FAULT          after the data jobs, a fault under fio load on an
 #                      NFSv4.2 soft mount: link-delete (the RDMA device
 #                      removed) or server-stop (rpc.nfsd 0); the client's
@@ -119,6 +123,19 @@ done
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RPCRDMA_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 	engine_served server
 	engine_read_and_wrote
+fi
+
+# --- under the takeover, if asked: switched off and on under a verify
+# load (RWX_TAKEOVER_SWITCHES times)
+if [ -n "${RWX_TAKEOVER_MODULE:-}" ] && [ -n "${RWX_TAKEOVER_SWITCHES:-}" ]; then
+	say "NFSv4.2 over RDMA, the takeover switched $RWX_TAKEOVER_SWITCHES times under fio verify"
+	# The client adds MRs under load: its MRs and the server's go with
+	# the mount's connection.
+	mrs=$(device_mrs $ULP_IBDEV)
+	nfs_mount 4.2
+	takeover_switch_under_load "$MNT/switch" $ULP_IBDEV || die "the takeover switched under load"
+	run umount "$MNT"
+	mrs_unchanged $ULP_IBDEV "$mrs" "after the unmount" || die "MRs across the switches"
 fi
 
 # --- a fault under load, if asked: on a soft mount, where a request the

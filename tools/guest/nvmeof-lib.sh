@@ -166,55 +166,6 @@ nvmeof_fault_run() {
 	esac
 }
 
-# nvmeof_takeover_engine_busy: up to 60 s for the engine to set contexts
-# up again (the takeover serving the load).
-nvmeof_takeover_engine_busy() {
-	local base
-	base=$(engine_counter shared)
-	for _ in $(seq 60); do
-		sleep 1
-		[ "$(engine_counter shared)" -gt "$base" ] && return 0
-	done
-	echo "nvmeof: the engine set no context up in 60 s"
-	return 1
-}
-
-# nvmeof_takeover_switch: fio writing with verify reads between (crc32c)
-# while the takeover is turned off and on again under it, each time with
-# I/O in flight, so that contexts one side set up are torn down by the
-# other; then fio is stopped (SIGINT).  The data must verify, the engine
-# serve again after the switch, and nothing fail.  The crossings are
-# counted, not required: how many contexts are in flight at the switch is
-# the scheduler's.
-nvmeof_takeover_switch() {
-	local pid
-	(cd /tmp && exec fio --name=switch --filename="$NVMEOF_BDEV" --ioengine=libaio \
-		--direct=1 --rw=randwrite --bs=16k --size=32M --loops=1000 --runtime=500 \
-		--iodepth=16 --verify=crc32c --verify_backlog=64 --verify_fatal=1 \
-		> /tmp/fio-switch.log 2>&1) &
-	pid=$!
-	if ! nvmeof_takeover_engine_busy || ! takeover_stat_busy "${RWX_DEV:-rxe}0" ||
-	   ! takeover_off || ! kill -0 $pid 2>/dev/null ||
-	   ! takeover_on || ! nvmeof_takeover_engine_busy || ! kill -0 $pid 2>/dev/null; then
-		echo "nvmeof: the takeover did not go off and on again under load"
-		kill $pid 2>/dev/null
-		tail -5 /tmp/fio-switch.log
-		return 1
-	fi
-	kill -INT $pid
-	wait $pid
-	if ! grep -q 'err= 0' /tmp/fio-switch.log || grep -qi 'verify' /tmp/fio-switch.log; then
-		echo "nvmeof: fio across the takeover switch failed:"
-		tail -8 /tmp/fio-switch.log
-		return 1
-	fi
-	engine_no_errors || return 1
-	echo "nvmeof: takeover off and on under fio verify: data verified;" \
-	     "$(engine_counter shared) contexts set up by the engine in all," \
-	     "$(($(engine_counter shared) - $(engine_counter shared_destroyed))) of them destroyed by ib_core," \
-	     "$(engine_counter adopted) of ib_core's by the engine"
-}
-
 nvmeof_port_remove() {
 	rm "$NVMET_CFG/ports/1/subsystems/$NVMEOF_NQN" && rmdir "$NVMET_CFG/ports/1"
 }

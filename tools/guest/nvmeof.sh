@@ -10,7 +10,8 @@
 #   RWX_TAKEOVER_MODULE   rdma_rwx_takeover.ko, loaded after the engine: the
 #                         kernel's own nvmet-rdma on the engine through
 #                         ib_core (its contexts checked after fio), then
-#                         the takeover off and on under a verify load, all
+#                         the takeover off and on under a verify load
+#                         (RWX_TAKEOVER_SWITCHES times, default 1), all
 #                         switched by rdma-rwx (RWX_ADMIN)
 #   RWX_TAKEOVER_MISMATCH_MODULE  the takeover as built for another ib_core
 #                         (tools/modversion-mismatch.py): refused first
@@ -20,6 +21,8 @@
 #                         taken these paths (its counters), with no error
 #   RWX_FAULT             "" | link-delete | port-remove: break the target
 #                         while fio runs, expect I/O errors and a clean teardown
+#                         (link-delete under the takeover: rdma_rxe is then
+#                         unloaded with the takeover on, before the ULP)
 #   RWX_SMP=1             after the verify run, the multi-CPU checks
 #                         (nvmeof_smp_run: queues, every-CPU jobs, queue
 #                         count on reconnect, CPU hotplug)
@@ -48,6 +51,15 @@ if [ -n "${RWX_FAULT:-}" ]; then
 		nvmeof_fail "nvme connect"
 	nvmeof_fault_run "$RWX_FAULT" "$dev" || rc=1
 	nvmeof_host_disconnect > /dev/null 2>&1	# may be gone already
+	# The device's driver unloaded under the takeover, the ULP still loaded.
+	if [ -e "$RWX_KLP" ] && [ "$RWX_FAULT" = link-delete ] && [ -e /sys/module/rdma_rxe/refcnt ]; then
+		if rmmod rdma_rxe; then
+			echo "nvmeof: takeover on: rdma_rxe unloaded after its device was deleted under load"
+		else
+			echo "nvmeof: takeover on: rmmod rdma_rxe failed"
+			rc=1
+		fi
+	fi
 else
 	# A reconnect (RWX_SMP's queue count change) within a second.
 	nvmeof_host_connect "$addr" --reconnect-delay=1 || nvmeof_fail "nvme connect"
@@ -62,7 +74,10 @@ else
 	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
 		takeover_served || rc=1
 		takeover_status nvmet_rdma || rc=1
-		nvmeof_takeover_switch || rc=1
+		# The target's and host's MR pools are made with their QPs.
+		mrs=$(device_mrs "${dev}0")
+		takeover_switch_under_load "$NVMEOF_BDEV" "${dev}0" &&
+			mrs_unchanged "${dev}0" "$mrs" "after the switches" || rc=1
 	fi
 	nvmeof_host_disconnect || rc=1
 fi

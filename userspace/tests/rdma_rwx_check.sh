@@ -216,6 +216,12 @@ print(\"ok\")'"
 	# rxe0: 10 + 4 SGE, 3 MR, 1 signature contexts; 2 fallbacks, 3 errors.
 	expect "$t stat totals" 0 '^rxe0 +18 +1048576 +4096 +77\.8 +16\.7 +5\.6 +2 +3 +3$' \
 		"$b" --root "$loaded" stat
+	# An error cause the tool does not know by name counts too (err_*).
+	cp "$dbg/devices/siw0/counters" "$tmp/siw0.counters"
+	echo "err_etimedout 4" >> "$dbg/devices/siw0/counters"
+	expect "$t stat: every err_* line is an error" 0 '^siw0 +8 .* 7 +3$' \
+		"$b" --root "$loaded" stat -d siw0
+	cp "$tmp/siw0.counters" "$dbg/devices/siw0/counters"
 	expect "$t stat: every device" 0 '^siw0 +8 ' "$b" --root "$loaded" stat
 	expect "$t stat -d siw0" 0 '^siw0 +8 ' "$b" --root "$loaded" stat -d siw0
 	lacks "$t stat -d siw0: siw0 alone" '^rxe0' "$b" --root "$loaded" stat -d siw0
