@@ -442,6 +442,10 @@ job_takeover_debug_mr_612() {
 	takeover_debug_boot takeover-debug-mr-6.12 -a ib_core.force_mr=1 \
 		-e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr
 }
+job_takeover_612() {	# 180
+	[ "$stock_ok" = 0 ] || return 0
+	takeover_boot takeover-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_BUILD/mod-6.12"
+}
 # Loading orders under the takeover (stock 6.1): rxe's device deleted
 # under fio (the ULP's contexts torn down through the engine), rdma_rxe
 # unloaded, then the ULP, with the takeover on all along.
