@@ -69,16 +69,11 @@ rw() {
 # The distro's own nvmet-rdma, unmodified, taken over live while fio
 # writes and verifies, then given back to ib_core: rdma-rwx's view of it.
 demo_takeover() {
-	local pid
 	echo "demo: === the distro's own nvmet-rdma taken over live (rdma-rwx takeover) ==="
 	nvmeof_target_load "" > /dev/null && nvmeof_target_up 192.0.2.1 > /dev/null &&
 		nvmeof_host_connect 192.0.2.1 > /dev/null || return 1
 	echo 0 > $RWX_COUNTERS
-	(cd /tmp && exec fio --name=takeover --filename="$NVMEOF_BDEV" --size=32M \
-		--ioengine=libaio --direct=1 --rw=randwrite --bs=16k --iodepth=16 \
-		--verify=crc32c --verify_backlog=64 --verify_fatal=1 --time_based \
-		--runtime=600 > /tmp/fio-takeover.log 2>&1) &
-	pid=$!
+	verify_load_start "$NVMEOF_BDEV" --time_based --runtime=600
 	sleep 2
 	echo "demo: fio writing and verifying on the distro's nvmet-rdma (ib_core's rdma_rw):"
 	rw status && rw stat -d rxe0 2 1 || return 1
@@ -87,12 +82,7 @@ demo_takeover() {
 	rw takeover off && rw stat -d rxe0 2 1 || return 1
 	echo "demo: since the counters were zeroed, totals:"
 	rw stat -d rxe0 || return 1
-	kill -INT $pid
-	wait $pid
-	if ! grep -q 'err= 0' /tmp/fio-takeover.log || grep -qi 'verify' /tmp/fio-takeover.log; then
-		tail -n 8 /tmp/fio-takeover.log
-		return 1
-	fi
+	verify_load_stop || return 1
 	echo "demo: fio's data verified across both switches"
 	nvmeof_host_disconnect && nvmeof_target_down && nvmeof_target_unload
 }

@@ -211,6 +211,31 @@ takeover_switches() {
 		awk '{ v[NR] = $1 } END { printf "min %d, median %d, max %d ms", v[1], v[int((NR + 1) / 2)], v[NR] }')"
 }
 
+# verify_load_start TARGET [FIO OPTION...]: in the background, fio writing
+# TARGET (a block device or a file; 32 MiB) in 16 KiB random writes at
+# queue depth 16, with verify reads between (crc32c); VERIFY_LOAD_PID.
+VERIFY_LOAD_LOG=/tmp/fio-verify-load.log
+verify_load_start() {
+	local target=$1
+	shift
+	(cd /tmp && exec fio --name=load --filename="$target" --size=32M \
+		--ioengine=libaio --direct=1 --rw=randwrite --bs=16k --iodepth=16 \
+		--verify=crc32c --verify_backlog=64 --verify_fatal=1 "$@" \
+		> $VERIFY_LOAD_LOG 2>&1) &
+	VERIFY_LOAD_PID=$!
+}
+
+# verify_load_stop: the load stopped (SIGINT); its data verified, no error
+# (fio names a verify failure; the job's name must not hold "verify").
+verify_load_stop() {
+	kill -INT $VERIFY_LOAD_PID
+	wait $VERIFY_LOAD_PID
+	grep -q 'err= 0' $VERIFY_LOAD_LOG && ! grep -qi 'verify' $VERIFY_LOAD_LOG && return 0
+	echo "${RWX_LOG_PREFIX:-nvmeof}: the fio verify load failed:"
+	tail -8 $VERIFY_LOAD_LOG
+	return 1
+}
+
 # Set once takeover_switch_under_load ran: ib_core has destroyed contexts
 # the engine set up, so takeover_served's count no longer holds.
 TAKEOVER_SWITCHED=0
@@ -238,27 +263,17 @@ mrs_unchanged() {
 # The crossings are counted, not required: how many contexts are in
 # flight at a switch is the scheduler's.
 takeover_switch_under_load() {
-	local target=$1 ibdev=$2 p=${RWX_LOG_PREFIX:-nvmeof} pid
+	local target=$1 ibdev=$2 p=${RWX_LOG_PREFIX:-nvmeof}
 	TAKEOVER_SWITCHED=1
-	(cd /tmp && exec fio --name=switch --filename="$target" --size=32M --ioengine=libaio \
-		--direct=1 --rw=randwrite --bs=16k --loops=1000 --runtime=1800 \
-		--iodepth=16 --verify=crc32c --verify_backlog=64 --verify_fatal=1 \
-		> /tmp/fio-switch.log 2>&1) &
-	pid=$!
+	verify_load_start "$target" --loops=1000 --runtime=1800
 	if ! takeover_engine_busy || ! takeover_stat_busy "$ibdev" ||
-	   ! takeover_switches "${RWX_TAKEOVER_SWITCHES:-1}" $pid || ! takeover_engine_busy; then
+	   ! takeover_switches "${RWX_TAKEOVER_SWITCHES:-1}" $VERIFY_LOAD_PID || ! takeover_engine_busy; then
 		echo "$p: the takeover did not go off and on again under load"
-		kill $pid 2>/dev/null
-		tail -5 /tmp/fio-switch.log
+		kill $VERIFY_LOAD_PID 2>/dev/null
+		tail -5 $VERIFY_LOAD_LOG
 		return 1
 	fi
-	kill -INT $pid
-	wait $pid
-	if ! grep -q 'err= 0' /tmp/fio-switch.log || grep -qi 'verify' /tmp/fio-switch.log; then
-		echo "$p: fio across the takeover switch failed:"
-		tail -8 /tmp/fio-switch.log
-		return 1
-	fi
+	verify_load_stop || return 1
 	engine_no_errors || return 1
 	echo "$p: takeover off and on under fio verify: data verified;" \
 	     "$(engine_counter shared) contexts set up by the engine in all," \
