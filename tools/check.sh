@@ -27,6 +27,15 @@ print_excerpts() {
 	done
 }
 
+# print_boot_retries: the guests booted twice (tools/qemu/run-vm.sh: the
+# first boot failed before the guest's script started).
+print_boot_retries() {
+	local f
+	for f in $(find "$RWX_BUILD" -name boot-retried | sort); do
+		echo "boot retried: ${f%/boot-retried}: $(cat "$f")"
+	done
+}
+
 summary() {
 	local p f s
 	p=$(awk -F'\t' '$3 == "pass"' "$RWX_RESULTS" | wc -l)
@@ -39,6 +48,7 @@ summary() {
 		echo "Failures:"
 		awk -F'\t' '$3 == "fail" {printf "  %s: %s -- %s\n", $1, $2, $4}' "$RWX_RESULTS"
 	fi
+	print_boot_retries
 	echo "make check took $((EPOCHSECONDS - RWX_CHECK_T0)) s"
 	echo "$p passed, $f failed, $s skipped"
 	[ "$f" = 0 ]

@@ -193,6 +193,8 @@ def main():
     results = []
     if args.rc == 124:
         results.append(('fail', args.name, 'guest timed out (hung)' + hung_in(lines) + ': see ' + args.log))
+    elif args.rc == 126:
+        results.append(('fail', args.name, 'guest did not start its script, booted twice: see ' + args.log))
     elif args.rc == 125:
         results.append(('fail', args.name, 'guest died before its script finished (panic or crash): see ' + args.log))
     elif args.rc != 0:

@@ -232,6 +232,25 @@ vm_tests() {
 	expect_vm_judgement selftest-one-cpu 1 \
 		$'^fail\tselftest-one-cpu: 2 CPUs online\t1 of 2 CPUs came up' "$rc"
 
+	# A first boot whose QEMU exits before the guest's script starts (here:
+	# no kernel) is booted again; the run is judged on the second boot.
+	RWX_BOOT_FAIL_FIRST=1 vm_run selftest-boot-retry "$STOCK_KERNEL" "$STOCK_INITRD" \
+		"$RWX_ROOT/tools/guest/idle.sh" 120
+	rc=$?
+	expect_vm_judgement selftest-boot-retry 0 $'^pass\tselftest-boot-retry\t' "$rc"
+	grep -q '^boot 1 failed, booted again: QEMU exited before' \
+		"$RWX_BUILD/vm/selftest-boot-retry/boot-retried" 2>/dev/null &&
+		[ -s "$RWX_BUILD/vm/selftest-boot-retry/qemu.boot1.log" ] &&
+		pass "selftest-boot-retry: boot 1's failure kept and told" ||
+		fail "selftest-boot-retry: boot 1's failure kept and told"
+	# A guest that has not started its script within the boot guard (3 s,
+	# shorter than any boot) is stopped and booted again; twice fails.
+	RWX_BOOT_GUARD=3 vm_run selftest-boot-stall "$STOCK_KERNEL" "$STOCK_INITRD" \
+		"$RWX_ROOT/tools/guest/idle.sh" 120
+	rc=$?
+	expect_vm_judgement selftest-boot-stall 1 \
+		$'^fail\tselftest-boot-stall\tguest did not start its script, booted twice' "$rc"
+
 	interrupt_test TERM
 	interrupt_test KILL
 }

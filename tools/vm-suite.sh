@@ -15,6 +15,7 @@ vm_run() {
 		-o "$out" -t "$timeout" -e "RWX_ROOT=$RWX_ROOT" "$@"
 	rc=$?
 	echo "   ($name: guest ran $((SECONDS - t0)) s, exit $rc, log $out/console.log)"
+	[ -f "$out/boot-retried" ] && echo "   ($name: $(cat "$out/boot-retried"))"
 	local ktap_args=()
 	[ -n "${VM_KTAP:-}" ] && ktap_args=(--ktap "$out/kunit.ktap" --kunit-py "$KUNIT_PY"
 					   --case-prefix "${VM_CASE_PREFIX:-}")

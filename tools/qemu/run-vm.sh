@@ -8,9 +8,22 @@
 # OUTDIR receives console.log (serial console: kernel and script output)
 # and whatever the script writes to $RWX_OUT.  Exit status: the script's,
 # or 124 when the guest did not finish within TIMEOUT_S, or 125 when it
-# died before reporting one (panic, crash).  QEMU never outlives this
-# script: it is killed on timeout, on any signal, and (via PDEATHSIG)
-# even when this script itself is killed.
+# died before reporting one (panic, crash), or 126 when it twice did not
+# boot as far as its script (below).  QEMU never outlives this script: it
+# is killed on timeout, on any signal, and (via PDEATHSIG) even when this
+# script itself is killed.
+#
+# A boot that fails before the guest starts its script has run none of the
+# project's code: QEMU 10.0.2 itself aborting under multi-threaded TCG
+# ("iotlb_to_section: Assertion `section_index < d->map.sections_nb'
+# failed", during the guest's PCI enumeration), or the guest stalling
+# ("rcu: INFO: rcu_preempt detected stalls") before it says how many CPUs
+# came up, seen about once in 50 boots on a loaded host.  Such a boot is
+# booted again, once: its logs stay as console.boot1.log and
+# qemu.boot1.log, and boot-retried says why.  The guest must reach its
+# script within RWX_BOOT_GUARD seconds (default 240; boots take 10-60 s)
+# when that is shorter than TIMEOUT_S.  RWX_BOOT_FAIL_FIRST=1 (a harness
+# self-test) gives the first boot no kernel, so that QEMU exits at once.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -115,39 +128,83 @@ plugin=()
 # No ACPI PCI hotplug (nothing here hotplugs a PCI device): its slot
 # devices in the DSDT took the debug kernel's acpi_init from about 10 s to
 # 20-24 s of each boot on a loaded host (initcall_debug).
-setpriv --pdeathsig KILL -- \
-qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
+# boot_guest KERNEL: start QEMU on KERNEL (in the background, qemu_pid).
+boot_guest() {
+	: > "$log"
+	setpriv --pdeathsig KILL -- \
+	qemu-system-x86_64 -name "$vm_name,process=$vm_name" \
 	-accel "$accel" "${icount[@]}" "${plugin[@]}" -cpu "${RWX_QEMU_CPU:-max}" -smp "$smp" -m 1536M \
 	-global PIIX4_PM.acpi-root-pci-hotplug=off \
 	-global PIIX4_PM.acpi-pci-hotplug-with-bridge-support=off \
 	-display none -monitor none -no-reboot \
 	-serial "file:$log" \
-	-kernel "$kernel" -initrd "$initrd" \
+	-kernel "$1" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 loglevel=7 acpi=noirq no5lvl$tsc_args rwx_cpus=$smp$guard_arg rwx_init=$here/guest-init.sh$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
 	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &
 qemu_pid=$!
+}
 
-deadline=$(( $(date +%s) + timeout_s ))
-timed_out=0
-while kill -0 "$qemu_pid" 2>/dev/null; do
-	if [ "$(date +%s)" -ge "$deadline" ]; then
-		timed_out=1
+# script_started: the guest said how many CPUs came up (guest-init.sh),
+# which it does just before it runs the script.
+script_started() {
+	grep -q 'rwx-guest: [0-9]* of [0-9?]* CPUs online' "$log"
+}
+
+# wait_guest: until QEMU exits (0), the run's time is out (124), or the
+# boot guard is out with the script not yet started (126).
+wait_guest() {
+	local start now started=0
+	start=$(date +%s)
+	[ "$boot_guard" -lt "$timeout_s" ] || started=1
+	while kill -0 "$qemu_pid" 2>/dev/null; do
+		now=$(date +%s)
+		[ "$now" -ge $((start + timeout_s)) ] && return 124
+		if [ "$started" = 0 ] && [ "$now" -ge $((start + boot_guard)) ]; then
+			script_started || return 126
+			started=1
+		fi
+		sleep 1
+	done
+	return 0
+}
+
+boot_guard=${RWX_BOOT_GUARD:-240}
+rm -f "$outdir/boot-retried" "$outdir"/console.boot1.log "$outdir"/qemu.boot1.log
+for boot in 1 2; do
+	boot_kernel=$kernel
+	[ "$boot" = 1 ] && [ -n "${RWX_BOOT_FAIL_FIRST:-}" ] && boot_kernel=/dev/null
+	boot_guest "$boot_kernel"
+	wait_guest
+	status=$?
+	cleanup
+	qemu_pid=""
+	[ "$boot" = 2 ] && break
+	if [ "$status" = 126 ]; then
+		why="the guest had not started its script after ${boot_guard} s"
+	elif [ "$status" = 0 ] && ! script_started; then
+		why="QEMU exited before the guest started its script: $(grep -v '^\s*$' "$outdir/qemu.log" | tail -n 1 | cut -c1-200)"
+	else
 		break
 	fi
-	sleep 1
+	mv "$log" "$outdir/console.boot1.log"
+	mv "$outdir/qemu.log" "$outdir/qemu.boot1.log"
+	echo "boot 1 failed, booted again: $why" > "$outdir/boot-retried"
+	echo "run-vm: boot 1 failed ($why): booting again" >&2
 done
-cleanup
-qemu_pid=""
 # For the judgement (evaluate-run.py --cpus), written once the guest, which
 # can write to $outdir, is gone.
 echo "$smp" > "$outdir/cpus-asked"
 
-if [ "$timed_out" = 1 ]; then
+case $status in
+124)
 	echo "run-vm: guest timed out after ${timeout_s}s (see $log)" >&2
-	exit 124
-fi
+	exit 124 ;;
+126)
+	echo "run-vm: the guest did not start its script within ${boot_guard}s, twice (see $log)" >&2
+	exit 126 ;;
+esac
 rc=$(sed -n 's/^RWX-GUEST-EXIT: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
 if [ -z "$rc" ]; then
 	echo "run-vm: guest died without reporting an exit status (see $log)" >&2
