@@ -486,12 +486,112 @@ static void rwx_ibcore_alloc_fail(struct kunit *test)
 }
 #endif
 
+/* A QP made for RW contexts got an MR pool from ib_core. */
+static bool rwx_ibcore_has_pool(struct ib_qp *qp)
+{
+	unsigned long flags;
+	bool pool;
+
+	spin_lock_irqsave(&qp->mr_lock, flags);
+	pool = !list_empty(&qp->rdma_mrs) || qp->mrs_used;
+	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	return pool;
+}
+
+/*
+ * The engine follows ib_core's force_mr (rwx_force_mr.c): its probe QP on rxe0
+ * told what the fixture's QP shows, a pool on RoCE only with ib_core's
+ * force_mr, and a one-entry WRITE takes the MR path exactly when there is
+ * a pool.  siw0, iWARP, has a pool either way.
+ */
+static void rwx_ibcore_follows_force_mr(struct kunit *test)
+{
+	struct rwx_rw_fixture *fx = test->priv;
+	struct rdma_rw_ctx rw;
+	struct ib_qp *qp;
+	bool pool;
+	int ret;
+
+	rwx_rw_ready(test);
+	qp = rwx_qp(test);
+	pool = rwx_ibcore_has_pool(qp);
+	if (rdma_protocol_iwarp(qp->device, rwx_port(test))) {
+		KUNIT_EXPECT_TRUE(test, pool);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, rdma_rwx_ibcore_forces_mr(), (int)pool);
+	rwx_ibcore_pages(test, 1);
+	ret = rdma_rwx_ctx_init(&rw, qp, rwx_port(test), fx->sgl, 1, 0,
+				fx->remote_dma, rwx_rkey(test), DMA_TO_DEVICE);
+	KUNIT_ASSERT_GT(test, ret, 0);
+	if (pool)	/* REG_MR, WRITE and maybe LOCAL_INV */
+		KUNIT_EXPECT_GE(test, ret, 2);
+	else
+		KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_EQ(test, rw.type,
+			pool ? RDMA_RWX_CTX_MR : RDMA_RWX_CTX_SINGLE);
+	rdma_rwx_ctx_destroy(&rw, qp, rwx_port(test), fx->sgl, 1,
+			     DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+}
+
+/*
+ * The probe on each test device, each of its allocations failed in turn
+ * until one runs with none failed: every -ENOMEM leaves no PD, CQ, QP or
+ * MR behind, and every probe that gets through (some failures are
+ * absorbed) says what ib_core does: a pool on iWARP, with max_sgl_rd, or
+ * with ib_core's force_mr.
+ */
+#ifdef CONFIG_FAULT_INJECTION
+static void rwx_ibcore_probe_fail(struct kunit *test)
+{
+	struct rwx_rw_fixture *fx = test->priv;
+	struct rwx_testdev_counts before, after;
+	struct ib_device *dev;
+	u32 n, left = 0, failed = 0;
+	int ret, want;
+
+	rwx_rw_ready(test);
+	dev = fx->conn.device;
+	KUNIT_ASSERT_GE(test, rdma_rwx_ibcore_forces_mr(), 0);
+	want = rdma_protocol_iwarp(dev, rwx_port(test)) ||
+	       dev->attrs.max_sgl_rd || rdma_rwx_ibcore_forces_mr();
+	rwx_testdev_counts(fx->tdev, &before);
+	for (n = 1; n <= 100 && !left; n++) {
+		current->fail_nth = n;
+		ret = rdma_rwx_probe_ibcore_force_mr(dev, rwx_port(test));
+		left = current->fail_nth;
+		current->fail_nth = 0;
+		rwx_testdev_counts(fx->tdev, &after);
+		KUNIT_EXPECT_EQ(test, after.pds, before.pds);
+		KUNIT_EXPECT_EQ(test, after.cqs, before.cqs);
+		KUNIT_EXPECT_EQ(test, after.qps, before.qps);
+		KUNIT_EXPECT_EQ(test, after.mrs, before.mrs);
+		if (ret < 0) {
+			KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+			failed++;
+		} else {
+			KUNIT_EXPECT_EQ(test, ret, want);
+		}
+	}
+	KUNIT_EXPECT_NE_MSG(test, left, 0U, "a failure in each of %u runs", n - 1);
+	KUNIT_EXPECT_GT(test, failed, 0U);
+}
+#else
+static void rwx_ibcore_probe_fail(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+}
+#endif
+
 static struct kunit_case rwx_ibcore_cases[] = {
 	KUNIT_CASE_PARAM(rwx_ibcore_crossing, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_ibcore_crossing_tdev, rwx_test_tdev_gen_params),
 	KUNIT_CASE_PARAM(rwx_ibcore_bad_input, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_ibcore_destroy_twice, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_ibcore_alloc_fail, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_ibcore_follows_force_mr, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_ibcore_probe_fail, rwx_test_tdev_gen_params),
 	{}
 };
 

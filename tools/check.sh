@@ -328,11 +328,12 @@ job_iser_rxe() {	# 235
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e ISER_FIO_SIZE=4
 }
+# The 6.1 force_mr runs give the engine no force_mr: it follows ib_core's
+# (drivers/rwx/rwx_force_mr.c); the 6.12 ones give it its own.
 job_kunit_force_mr_61() {	# 132
 	[ "$test61_mods_ok" = 0 ] || return 0
 	VM_CASE_PREFIX="6.1: force_mr: " RWX_KUNIT_SUITES=$FORCE_MR_SUITES \
-		kunit_boot kunit-force-mr-6.1 6.1 -a ib_core.force_mr=1 \
-		-e RWX_ENGINE_PARAMS=force_mr=1
+		kunit_boot kunit-force-mr-6.1 6.1 -a ib_core.force_mr=1
 }
 # librdmarwx on the 6.1 test kernel's Soft-RoCE (its busy-polling rwx_perf
 # part takes about 4 minutes on two CPUs with no other guest beside it).
@@ -358,7 +359,7 @@ job_ulps_rxe_mr() {
 		-e RWX_EXPECT_PATHS=mr -e ULP_FIO_SET=short
 }
 job_ulps_61_rxe_mr() {
-	test_chain_boot ulps-6.1-rxe-mr 6.1 -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
+	test_chain_boot ulps-6.1-rxe-mr 6.1 -a ib_core.force_mr=1 \
 		-e RWX_EXPECT_PATHS=mr -e ULP_FIO_SET=short
 }
 # The harness's self-tests in guests (their results are recorded as they run).
@@ -436,7 +437,8 @@ takeover_boot() {
 # The takeover switched off and on TAKEOVER_SWITCHES times at random under
 # a verify load: on the 6.12 debug kernel (KASAN, lockdep, kmemleak,
 # DMA-API debug; ib_core built in) for NVMe-oF on the SGE path and on the
-# MR path (force_mr), and for NFS/RDMA in the stock 6.12 chain.  A switch
+# MR path (ib_core's force_mr alone: the engine follows it), and for
+# NFS/RDMA in the stock 6.12 chain.  A switch
 # takes 20-30 s on a debug guest of a loaded host (Documentation/takeover.rst).
 TAKEOVER_SWITCHES=4
 takeover_debug_boot() {
@@ -450,7 +452,7 @@ takeover_debug_boot() {
 job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12; }
 job_takeover_debug_mr_612() {
 	takeover_debug_boot takeover-debug-mr-6.12 -a ib_core.force_mr=1 \
-		-e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr
+		-e RWX_EXPECT_PATHS=mr
 }
 job_takeover_612() {	# 180
 	[ "$stock_ok" = 0 ] || return 0

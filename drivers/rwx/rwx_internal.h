@@ -18,6 +18,9 @@
 #include <rdma/rwx.h>
 
 extern bool rdma_rwx_force_mr;
+void rdma_rwx_follow_ibcore_force_mr(struct ib_device *dev);
+int rdma_rwx_ibcore_forces_mr(void);
+int rdma_rwx_probe_ibcore_force_mr(struct ib_device *dev, u32 port_num);
 
 /* ctx->type: a base layout and flags; anything else is not a live context. */
 enum rdma_rwx_ctx_type {

@@ -9,7 +9,7 @@
 bool rdma_rwx_force_mr;
 module_param_named(force_mr, rdma_rwx_force_mr, bool, 0444);
 MODULE_PARM_DESC(force_mr,
-		 "Register memory (MR path) for every RDMA READ/WRITE; the QP needs an MR pool (ib_core.force_mr=1 on RoCE/IB)");
+		 "Register memory (MR path) for every RDMA READ/WRITE; the QP needs an MR pool (ib_core.force_mr=1 on RoCE/IB). Set too when ib_core's force_mr is");
 
 static int __init rdma_rwx_init(void)
 {

@@ -327,6 +327,7 @@ static int rdma_rwx_add_one(struct ib_device *dev)
 {
 	struct rdma_rwx_dev_stats *s;
 
+	rdma_rwx_follow_ibcore_force_mr(dev);
 	mutex_lock(&rdma_rwx_stats_lock);
 	s = rdma_rwx_take_set();
 	if (s) {
