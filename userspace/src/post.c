@@ -215,7 +215,8 @@ int rdma_post_recvv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
 	uint32_t max_sge = 0;
 	int ret;
 
-	ret = rwxi_id_ok(id);
+	/* An id of rdma_create_srq() may have no QP: librdmacm takes it. */
+	ret = (id && (id->srq || id->qp)) ? 0 : EINVAL;
 	if (!ret)
 		ret = recv_max_sge(id, &max_sge);
 	if (!ret)

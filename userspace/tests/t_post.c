@@ -237,6 +237,25 @@ static void post_recv_goes_to_srq(void)
 	CHECK(F.posted[0].to_srq);
 }
 
+/* librdmacm posts receives on an id with an SRQ and no QP; so do we. */
+static void post_recv_srq_without_qp(void)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 8, 1 };
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 9);
+	F.id.srq = &F.srq;
+	F.id.qp = NULL;
+	rwxi_caps_seed_srq(&F.srq, 2);
+	CHECK_EQ(rdma_post_recvv(&F.id, NULL, &sge, 1), 0);
+	CHECK_EQ(rdma_post_recv(&F.id, NULL, buf, 8, &mr), 0);
+	CHECK(F.posted[0].to_srq);
+	CHECK(F.posted[1].to_srq);
+	F.id.srq = NULL;
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, &sge, 1), EINVAL);
+}
+
 static void post_provider_error_sets_errno(void)
 {
 	struct ibv_mr mr;
@@ -555,6 +574,7 @@ void suite_post(void)
 	RUN(post_ud_send_fields);
 	RUN(post_zero_length_needs_no_mr);
 	RUN(post_recv_goes_to_srq);
+	RUN(post_recv_srq_without_qp);
 	RUN(post_provider_error_sets_errno);
 	RUN(post_single_sge_limit);
 	RUN(post_read_refuses_inline);

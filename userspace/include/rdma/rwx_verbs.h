@@ -40,7 +40,13 @@ extern "C" {
 
 #define RWX_VERSION_STRING "0.1"
 
-/* Same as librdmacm's: map a verbs return code to 0 or -1/errno. */
+/*
+ * Same as librdmacm's: map a verbs return code to 0 or -1/errno.  Its
+ * real name is the message a program gets when it includes
+ * <rdma/rdma_verbs.h> after this header: that one's rdma_seterrno() then
+ * redefines this function (the other order stops at the #error above).
+ */
+#define rdma_seterrno rwx_verbs_h_replaces_rdma_verbs_h__include_only_one
 static inline int rdma_seterrno(int ret)
 {
 	if (ret) {
