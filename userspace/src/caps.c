@@ -123,12 +123,19 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	return 0;
 }
 
-/* rwxi_qp_send_sge() when the QP is not this thread's last one. */
+/*
+ * rwxi_qp_send_sge() when the QP is not this thread's last one.  An
+ * XRC_SEND QP is refused (and so never becomes the last one): a WR the
+ * library builds has no remote SRQ number to give it.
+ */
 int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 {
 	struct rwxi_caps caps;
-	int ret = rwxi_qp_caps(qp, &caps);
+	int ret;
 
+	if (qp->qp_type == IBV_QPT_XRC_SEND)
+		return EINVAL;
+	ret = rwxi_qp_caps(qp, &caps);
 	if (ret)
 		return ret;
 	rwxi_last_qp = (struct rwxi_last_qp){

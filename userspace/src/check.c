@@ -14,16 +14,17 @@ int rwxi_check_timeout(int timeout_ms)
 	return timeout_ms < -1 ? EINVAL : 0;
 }
 
-/* RDMA READ needs a reliable connection; RDMA WRITE also runs on UC. */
+/*
+ * RDMA READ needs a reliable connection; RDMA WRITE also runs on UC.  Not
+ * XRC_SEND: the context's WRs have no remote SRQ number to give.
+ */
 int rwxi_check_rw_qp(enum ibv_qp_type type, enum rwx_rw_dir dir)
 {
 	switch (dir) {
 	case RWX_RW_READ:
-		return (type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND) ?
-		       0 : EINVAL;
+		return type == IBV_QPT_RC ? 0 : EINVAL;
 	case RWX_RW_WRITE:
-		return (type == IBV_QPT_RC || type == IBV_QPT_UC ||
-			type == IBV_QPT_XRC_SEND) ? 0 : EINVAL;
+		return (type == IBV_QPT_RC || type == IBV_QPT_UC) ? 0 : EINVAL;
 	default:
 		return EINVAL;
 	}

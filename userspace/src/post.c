@@ -290,8 +290,8 @@ int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
  * biggest part of a post's own cost): the fields every WR has are set
  * by set_send_wr(), each caller the opcode, the immediate and its
  * opcode's own fields.  What stays unset, providers read only for other
- * opcodes or QP types (XRC's remote SRQ number, which these functions
- * never took).  Each has a fast path (fast_sge()) and, out of line, the
+ * opcodes or QP types (XRC's remote SRQ number: XRC_SEND QPs are refused,
+ * rwxi_qp_send_sge_slow()).  Each has a fast path (fast_sge()) and, out of line, the
  * whole of post_single() for what that does not take.
  */
 static __attribute__((noinline, cold)) int

@@ -119,6 +119,9 @@ static void check_rw_qp_type(void)
 	CHECK_EQ(rwxi_check_rw_qp(IBV_QPT_UC, RWX_RW_WRITE), 0);
 	CHECK_EQ(rwxi_check_rw_qp(IBV_QPT_UC, RWX_RW_READ), EINVAL);
 	CHECK_EQ(rwxi_check_rw_qp(IBV_QPT_UD, RWX_RW_WRITE), EINVAL);
+	/* No remote SRQ number to give an XRC_SEND QP's WRs. */
+	CHECK_EQ(rwxi_check_rw_qp(IBV_QPT_XRC_SEND, RWX_RW_READ), EINVAL);
+	CHECK_EQ(rwxi_check_rw_qp(IBV_QPT_XRC_SEND, RWX_RW_WRITE), EINVAL);
 	CHECK_EQ(rwxi_check_rw_qp(IBV_QPT_RC, (enum rwx_rw_dir)9), EINVAL);
 }
 

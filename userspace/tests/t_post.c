@@ -256,6 +256,33 @@ static void post_recv_srq_without_qp(void)
 	CHECK_ERR(rdma_post_recvv(&F.id, NULL, &sge, 1), EINVAL);
 }
 
+/*
+ * An XRC_SEND QP needs a remote SRQ number that these calls cannot take
+ * (librdmacm's helpers leave it unset): refused, nothing posted; a list
+ * of the caller's own WRs can carry it and is posted.
+ */
+static void post_xrc_send_refused(void)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 8, 1 };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	F.qp.qp_type = IBV_QPT_XRC_SEND;
+	mr = fake_mr(buf, sizeof(buf), 1);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 8, &mr, 0, 0x1000, 5), EINVAL);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, &sge, 1, 0), EINVAL);
+	CHECK_EQ(F.nposted, 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.qp_type.xrc.remote_srqn = 3;
+	CHECK_EQ(rwx_post_list(&F.id, &wr, &bad), 0);
+	CHECK_EQ(F.nposted, 1);
+}
+
 static void post_provider_error_sets_errno(void)
 {
 	struct ibv_mr mr;
@@ -575,6 +602,7 @@ void suite_post(void)
 	RUN(post_zero_length_needs_no_mr);
 	RUN(post_recv_goes_to_srq);
 	RUN(post_recv_srq_without_qp);
+	RUN(post_xrc_send_refused);
 	RUN(post_provider_error_sets_errno);
 	RUN(post_single_sge_limit);
 	RUN(post_read_refuses_inline);

@@ -240,6 +240,10 @@ static void rw_ctx_bad_args(void)
 	F.qp.qp_type = IBV_QPT_UD;
 	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
 				  RWX_RW_READ), EINVAL);
+	/* XRC_SEND: no remote SRQ number for the context's WRs */
+	F.qp.qp_type = IBV_QPT_XRC_SEND;
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
 	CHECK_ERR(rwx_rw_ctx_post(NULL, 1, NULL, NULL), EINVAL);
 	rwx_rw_ctx_destroy(NULL);	/* harmless */
 	CHECK_EQ(F.post_calls, 0);
