@@ -30,6 +30,38 @@ int rwxi_check_rw_qp(enum ibv_qp_type type, enum rwx_rw_dir dir)
 	}
 }
 
+/*
+ * A WR of rwx_post_list(), the caller's own: rwxi_check_send_wr()'s
+ * opcodes, and three that move no data of an SGE list's own kind:
+ * LOCAL_INV and BIND_MW (no SGEs, nothing inline; BIND_MW names its
+ * window), and TSO on UD and raw packet QPs (a segment size, and a header
+ * wherever a header size is given).  ATOMIC_WRITE and the driver opcodes
+ * are refused: whether the device takes them cannot be told here.
+ */
+int rwxi_check_list_wr(const struct ibv_send_wr *wr, uint32_t max_sge,
+		       enum ibv_qp_type qp_type)
+{
+	if (!wr)
+		return EINVAL;
+	switch (wr->opcode) {
+	case IBV_WR_LOCAL_INV:
+		return (wr->num_sge || (wr->send_flags & IBV_SEND_INLINE)) ?
+		       EINVAL : 0;
+	case IBV_WR_BIND_MW:
+		return (wr->num_sge || (wr->send_flags & IBV_SEND_INLINE) ||
+			!wr->bind_mw.mw) ? EINVAL : 0;
+	case IBV_WR_TSO:
+		if (qp_type != IBV_QPT_UD && qp_type != IBV_QPT_RAW_PACKET)
+			return EINVAL;
+		if (!wr->tso.mss || (wr->tso.hdr_sz && !wr->tso.hdr))
+			return EINVAL;
+		return rwxi_check_nsge(wr->num_sge, wr->sg_list != NULL,
+				       max_sge);
+	default:
+		return rwxi_check_send_wr(wr, max_sge);
+	}
+}
+
 /* SGEs per WR: the QP's send limit, for READs also the device's. */
 uint32_t rwxi_rw_max_sge(const struct rwxi_caps *caps, enum rwx_rw_dir dir)
 {

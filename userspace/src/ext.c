@@ -102,27 +102,22 @@ int rwx_post_list(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 	struct rwxi_caps caps;
 	int ret, n = 0;
 
+	/* As ibv_post_send's: the first WR not posted; nothing yet. */
 	if (bad_wr)
-		*bad_wr = NULL;
+		*bad_wr = wr;
 	ret = rwxi_id_ok(id);
 	if (!ret && !wr)
 		ret = EINVAL;
 	if (!ret)
 		ret = rwxi_qp_caps(id->qp, &caps);
+	for (w = wr; !ret && w; w = w->next)
+		ret = ++n > RWX_LIST_MAX ? EINVAL :
+		      rwxi_check_list_wr(w, caps.max_send_sge,
+					 id->qp->qp_type);
 	if (ret)
 		return rdma_seterrno(ret);
-
-	for (w = wr; w; w = w->next) {
-		ret = ++n > RWX_LIST_MAX ? EINVAL :
-		      rwxi_check_send_wr(w, caps.max_send_sge);
-		if (ret) {
-			if (bad_wr)
-				*bad_wr = w;
-			return rdma_seterrno(ret);
-		}
-	}
 	ret = ibv_post_send(id->qp, wr, &bad);
-	if (ret && bad_wr)
-		*bad_wr = bad;
+	if (bad_wr)
+		*bad_wr = ret ? bad : NULL;
 	return rdma_seterrno(ret);
 }

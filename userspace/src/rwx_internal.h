@@ -159,6 +159,8 @@ static inline int rwxi_check_send_wr(const struct ibv_send_wr *wr,
 
 int rwxi_check_timeout(int timeout_ms);
 int rwxi_check_rw_qp(enum ibv_qp_type type, enum rwx_rw_dir dir);
+int rwxi_check_list_wr(const struct ibv_send_wr *wr, uint32_t max_sge,
+		       enum ibv_qp_type qp_type);
 uint32_t rwxi_rw_max_sge(const struct rwxi_caps *caps, enum rwx_rw_dir dir);
 
 /* --- QP/SRQ capability lookup (caps.c) --- */

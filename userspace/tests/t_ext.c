@@ -143,6 +143,10 @@ static void ext_post_list_all_good(void)
 	CHECK_EQ(F.posted[3].wr.wr_id, 3);
 }
 
+/*
+ * *bad_wr is, as ibv_post_send's, the first WR not posted: after a failed
+ * check, when nothing was posted, the list's head.
+ */
 static void ext_post_list_reports_bad_wr(void)
 {
 	struct ibv_send_wr wrs[4], *bad = NULL;
@@ -152,14 +156,15 @@ static void ext_post_list_reports_bad_wr(void)
 	make_list(wrs, sges, 4);
 	wrs[2].num_sge = 2;	/* over the QP's limit of 1 */
 	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
-	CHECK(bad == &wrs[2]);
+	CHECK(bad == &wrs[0]);
 	CHECK_EQ(F.post_calls, 0);	/* nothing posted, not even wrs[0] */
 
 	make_list(wrs, sges, 4);
 	wrs[1].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wrs[1].wr.atomic.remote_addr = 0x1003;
+	bad = NULL;
 	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
-	CHECK(bad == &wrs[1]);
+	CHECK(bad == &wrs[0]);
 
 	make_list(wrs, sges, 4);
 	wrs[0].sg_list = NULL;
@@ -167,6 +172,63 @@ static void ext_post_list_reports_bad_wr(void)
 	CHECK_ERR(rwx_post_list(&F.id, NULL, &bad), EINVAL);
 	CHECK_ERR(rwx_post_list(NULL, wrs, &bad), EINVAL);
 	CHECK_EQ(F.post_calls, 0);
+}
+
+/*
+ * The opcodes that move no SGE list of their own kind: LOCAL_INV and
+ * BIND_MW without SGEs (BIND_MW with its window), TSO on a UD QP with a
+ * segment size and its header; each broken one refused, nothing posted;
+ * ATOMIC_WRITE and DRIVER1 refused.
+ */
+static void ext_post_list_other_opcodes(void)
+{
+	struct ibv_send_wr wrs[3], *bad = NULL;
+	struct ibv_sge sges[3];
+	struct ibv_mw mw;
+	char hdr[16];
+
+	fake_setup(1, 1, 1);
+	make_list(wrs, sges, 3);
+	wrs[0].opcode = IBV_WR_LOCAL_INV;
+	wrs[0].num_sge = 0;
+	wrs[0].invalidate_rkey = 0x77;
+	wrs[1].opcode = IBV_WR_BIND_MW;
+	wrs[1].num_sge = 0;
+	wrs[1].bind_mw.mw = &mw;
+	CHECK_EQ(rwx_post_list(&F.id, wrs, &bad), 0);
+	CHECK_EQ(F.nposted, 3);
+	CHECK_EQ(F.posted[0].wr.invalidate_rkey, 0x77);
+
+	wrs[0].num_sge = 1;	/* an SGE on LOCAL_INV */
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	wrs[0].num_sge = 0;
+	wrs[1].bind_mw.mw = NULL;	/* no window to bind */
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	wrs[1].bind_mw.mw = &mw;
+	wrs[2].opcode = IBV_WR_TSO;	/* on an RC QP */
+	wrs[2].tso.hdr = hdr;
+	wrs[2].tso.hdr_sz = sizeof(hdr);
+	wrs[2].tso.mss = 1024;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[0]);
+	CHECK_EQ(F.nposted, 3);
+
+	F.qp.qp_type = IBV_QPT_UD;
+	CHECK_EQ(rwx_post_list(&F.id, &wrs[2], &bad), 0);
+	CHECK_EQ(F.nposted, 4);
+	wrs[2].tso.hdr = NULL;	/* a header size and no header */
+	CHECK_ERR(rwx_post_list(&F.id, &wrs[2], &bad), EINVAL);
+	wrs[2].tso.hdr = hdr;
+	wrs[2].tso.mss = 0;
+	CHECK_ERR(rwx_post_list(&F.id, &wrs[2], &bad), EINVAL);
+
+	F.qp.qp_type = IBV_QPT_RC;
+	make_list(wrs, sges, 1);
+	wrs[0].opcode = IBV_WR_ATOMIC_WRITE;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	wrs[0].opcode = IBV_WR_DRIVER1;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK_EQ(F.nposted, 4);
 }
 
 static void ext_post_list_cycle_fails(void)
@@ -204,6 +266,7 @@ void suite_ext(void)
 	RUN(ext_atomic_fields);
 	RUN(ext_post_list_all_good);
 	RUN(ext_post_list_reports_bad_wr);
+	RUN(ext_post_list_other_opcodes);
 	RUN(ext_post_list_cycle_fails);
 	RUN(ext_post_list_provider_bad_wr);
 }
