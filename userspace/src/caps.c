@@ -119,6 +119,7 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	caps->max_send_sge = attr.cap.max_send_sge;
 	caps->max_recv_sge = attr.cap.max_recv_sge;
 	caps->max_sge_rd = device_max_sge_rd(qp->context);
+	caps->max_send_wr = attr.cap.max_send_wr;
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 	return 0;
 }
@@ -164,7 +165,7 @@ int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
 	ret = ibv_query_srq(srq, &attr);
 	if (ret)
 		return ret > 0 ? ret : EIO;
-	caps.max_send_sge = 0;
+	memset(&caps, 0, sizeof(caps));	/* an SRQ has receive limits only */
 	caps.max_recv_sge = attr.max_sge;
 	store(srq, srq->context, srq->handle, 0, KIND_SRQ, &caps);
 	*max_sge = attr.max_sge;

@@ -136,15 +136,19 @@ static void fill_wrs(struct rwx_rw_ctx *ctx, const struct rwx_rw_span *spans,
 
 static int build(struct rwx_rw_ctx *ctx, const struct iovec *iov, int iovcnt,
 		 struct ibv_mr **mrs, int nmrs, uint32_t nents,
-		 uint32_t max_sge, uint64_t remote_addr, uint32_t rkey,
-		 enum rwx_rw_dir dir)
+		 const struct rwxi_caps *caps, uint64_t remote_addr,
+		 uint32_t rkey, enum rwx_rw_dir dir)
 {
+	uint32_t max_sge = rwxi_rw_max_sge(caps, dir);
 	struct rwx_rw_span *spans = NULL;
 	uint64_t *lens = NULL;
 	int nwr = rwx_rw_layout(max_sge, nents, NULL, NULL, 0);
 
 	if (nwr < 0)
 		return errno;
+	/* A chain the send queue cannot hold could never be posted whole. */
+	if ((uint32_t)nwr > caps->max_send_wr)
+		return ENOSPC;
 	ctx->sges = calloc(nents, sizeof(*ctx->sges));
 	ctx->wrs = calloc((size_t)nwr, sizeof(*ctx->wrs));
 	lens = calloc(nents, sizeof(*lens));
@@ -194,8 +198,8 @@ int rwx_rw_ctx_init(struct rwx_rw_ctx *ctx, struct ibv_qp *qp,
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->qp = qp;
 	ctx->total_bytes = total;
-	ret = build(ctx, iov, iovcnt, mrs, nmrs, nents,
-		    rwxi_rw_max_sge(&caps, dir), remote_addr, rkey, dir);
+	ret = build(ctx, iov, iovcnt, mrs, nmrs, nents, &caps, remote_addr,
+		    rkey, dir);
 	if (ret) {
 		memset(ctx, 0, sizeof(*ctx));
 		return rdma_seterrno(ret);

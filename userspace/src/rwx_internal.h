@@ -21,6 +21,7 @@ struct rwxi_caps {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_sge_rd;	/* device's READ SGE limit, 0 if unknown */
+	uint32_t max_send_wr;	/* the send queue's depth */
 };
 
 /*

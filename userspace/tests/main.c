@@ -136,7 +136,8 @@ static int fake_req_notify(struct ibv_cq *cq, int solicited)
 void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_sge_rd)
 {
-	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd };
+	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd,
+				  FAKE_SEND_WR };
 	static uint32_t qpn = 100;
 
 	fake_teardown();

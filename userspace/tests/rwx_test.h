@@ -63,6 +63,7 @@ int t_failed_now(void);	/* for loops calling helpers that CHECK */
 /* ---- fake device ---- */
 #define FAKE_MAX_WR 64
 #define FAKE_MAX_SGE 64
+#define FAKE_SEND_WR FAKE_MAX_WR	/* the fake QP's send queue depth */
 
 struct fake_wr {
 	struct ibv_send_wr wr;		/* copy; next/sg_list not usable */

@@ -335,7 +335,8 @@ static struct ibv_qp two_qps[2] __attribute__((aligned(4096)));
 
 static void post_alternating_qps(void)
 {
-	struct rwxi_caps one = { 1, 4, 4 }, none = { 0, 4, 4 };
+	struct rwxi_caps one = { 1, 4, 4, FAKE_SEND_WR },
+			 none = { 0, 4, 4, FAKE_SEND_WR };
 	struct rdma_cm_id id_a, id_b;
 	struct ibv_mr mr;
 	int i;
@@ -362,7 +363,7 @@ static void post_alternating_qps(void)
 /* New limits seeded for the QP posted to last take effect at once. */
 static void post_seed_replaces_last_qp(void)
 {
-	struct rwxi_caps two = { 2, 4, 4 };
+	struct rwxi_caps two = { 2, 4, 4, FAKE_SEND_WR };
 	struct ibv_sge sgl[3];
 
 	fake_setup(4, 4, 4);
@@ -523,7 +524,7 @@ static void post_new_thread_null_qp(void)
 
 static void *seed_fn(void *arg)
 {
-	struct rwxi_caps none = { 0, 4, 4 };
+	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR };
 
 	rwxi_caps_seed(arg, &none);
 	return NULL;

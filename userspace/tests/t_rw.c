@@ -249,6 +249,28 @@ static void rw_ctx_bad_args(void)
 	CHECK_EQ(F.post_calls, 0);
 }
 
+/* A chain longer than the send queue is deep is refused, nothing kept. */
+static void rw_ctx_chain_over_send_queue(void)
+{
+	size_t lens[3] = { 10, 20, 30 };
+	struct rwxi_caps caps = { 1, 1, 1, 2 };	/* 1 SGE a WR, 2 WRs */
+	struct iovec iov[3];
+	struct ibv_mr mr, *mrs = &mr;
+	struct rwx_rw_ctx ctx;
+
+	fake_setup(1, 1, 1);
+	rwxi_caps_seed(&F.qp, &caps);
+	mr = fake_mr(area, sizeof(area), 0x42);
+	mk_iov(iov, 3, lens);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0x10000, 0x99,
+				  RWX_RW_WRITE), ENOSPC);
+	CHECK(ctx.wrs == NULL && ctx.sges == NULL);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 2, &mrs, 1, 0x10000, 0x99,
+				 RWX_RW_WRITE), 2);
+	rwx_rw_ctx_destroy(&ctx);
+	CHECK_EQ(F.post_calls, 0);
+}
+
 static void rw_ctx_chain_carries_signal(void)
 {
 	size_t lens[2] = { 16, 16 };
@@ -287,5 +309,6 @@ void suite_rw(void)
 	RUN(rw_ctx_per_entry_mrs);
 	RUN(rw_ctx_zero_length_entries_skipped);
 	RUN(rw_ctx_bad_args);
+	RUN(rw_ctx_chain_over_send_queue);
 	RUN(rw_ctx_chain_carries_signal);
 }
