@@ -935,7 +935,10 @@ static void t_list(struct conn *c)
 	       i == 8 && (all_bytes(dst + 512, 64, 0xEE) ||
 			  (setwhy("overrun"), 0)));
 
-	/* One bad WR in three: nothing posted, bad_wr names it. */
+	/*
+	 * One bad WR in three: nothing posted, and bad_wr is, as
+	 * ibv_post_send's, the first WR not posted: the list's head.
+	 */
 	memset(dst, 0xEE, 8 * 64);
 	for (i = 0; i < 3; i++)
 		sg3[i] = (struct ibv_sge){ (uintptr_t)(src + 8 * i), 8,
@@ -949,9 +952,9 @@ static void t_list(struct conn *c)
 	errno = 0;
 	r = rwx_post_list(c->cli, wr, &bad);
 	expect_einval("rwx_post_list with num_sge > max_send_sge: EINVAL", r);
-	setwhy("bad_wr %p, want %p", (void *)bad, (void *)&wr[1]);
-	expect("rwx_post_list bad list: bad_wr points at the bad WR",
-	       bad == &wr[1]);
+	setwhy("bad_wr %p, want %p", (void *)bad, (void *)&wr[0]);
+	expect("rwx_post_list bad list: bad_wr is the list's head",
+	       bad == &wr[0]);
 	expect("rwx_post_list bad list: nothing posted, remote untouched",
 	       quiet(c->cli, RWX_SEND_CQ, 200) &&
 	       (all_bytes(dst, 3 * 64, 0xEE) || (setwhy("remote written"), 0)));
