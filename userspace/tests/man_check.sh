@@ -37,3 +37,18 @@ for f in man/*.3 man/*.1 man/*.8; do
 		echo "FAIL man renders $p: $out"
 	fi
 done
+# Each page carries a real date: not a placeholder from before the
+# project began (2026-11-22), and not in the future.
+for page in man/*.[0-9]; do
+	grep -q '^\.so ' "$page" && continue	# a link to another page
+	d=$(sed -n 's/^\.TH "[^"]*" [0-9] "\([0-9-]*\)".*/\1/p' "$page")
+	case $d in
+	[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]) ;;
+	*) echo "FAIL man page date of $page: '$d' is not YYYY-MM-DD"; continue ;;
+	esac
+	if [ "$d" \< 2026-11-22 ] || [ "$d" \> "$(date +%F)" ]; then
+		echo "FAIL man page date of $page: $d"
+	else
+		echo "ok man page date of $page"
+	fi
+done
