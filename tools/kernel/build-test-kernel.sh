@@ -32,6 +32,10 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${RWX_CACHE:-/var/cache/rdma-rwx}
 fragment=$here/test-kernel.config
+# test-kernel-SERIES.config, where there is one: options for one series
+# only, after the common ones (part of the cache key only where it exists).
+series_fragment=()
+[ -f "$here/test-kernel-$series.config" ] && series_fragment=("$here/test-kernel-$series.config")
 
 srcver=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null) || {
 	echo "build-test-kernel: linux-source-$series is not installed (run tools/deps.sh)" >&2
@@ -47,7 +51,8 @@ done
 patch_stamp=""
 [ ${#patches[@]} -gt 0 ] && patch_stamp=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
 RECIPE=1
-key=$( (cat "$fragment" ${patches[@]+"${patches[@]}"}; echo "recipe $RECIPE") | sha256sum | cut -c1-12)
+key=$( (cat "$fragment" ${series_fragment[@]+"${series_fragment[@]}"} \
+	    ${patches[@]+"${patches[@]}"}; echo "recipe $RECIPE") | sha256sum | cut -c1-12)
 srcdir=$cache/src/linux-source-${series}_$srcver
 outdir=$cache/kernel/${series}_$srcver-$key
 
@@ -97,7 +102,7 @@ unpack_source
 
 echo "build-test-kernel: building into $outdir (cold: about 15 minutes)"
 mkdir -p "$outdir"
-cp "$fragment" "$outdir/.config"
+cat "$fragment" ${series_fragment[@]+"${series_fragment[@]}"} > "$outdir/.config"
 make -s -C "$srcdir" O="$outdir" ARCH=x86_64 olddefconfig
 
 # Like kunit.py: every option the fragment asks for must have taken.
@@ -109,7 +114,7 @@ while IFS= read -r line; do
 		opt=${line#\# }; opt=${opt%% *}
 		if grep -q "^$opt=" "$outdir/.config"; then echo "should be unset: $opt"; missing=1; fi ;;
 	esac
-done < "$fragment"
+done < <(cat "$fragment" ${series_fragment[@]+"${series_fragment[@]}"})
 if [ "$missing" != 0 ]; then
 	echo "build-test-kernel: the config fragment did not apply (see above)" >&2
 	exit 1
