@@ -87,7 +87,8 @@ void rdma_rwx_follow_ibcore_force_mr(struct ib_device *dev)
 	u32 port_num = rdma_start_port(dev);
 	int forced;
 
-	if (READ_ONCE(rdma_rwx_ibcore_force_mr) >= 0 || !dev->kverbs_provider ||
+	/* No kverbs_provider test: ib_core adds no such device to a client. */
+	if (READ_ONCE(rdma_rwx_ibcore_force_mr) >= 0 ||
 	    rdma_cap_ib_switch(dev) || rdma_protocol_iwarp(dev, port_num) ||
 	    dev->attrs.max_sgl_rd)
 		return;

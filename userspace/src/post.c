@@ -291,8 +291,8 @@ int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
  * by set_send_wr(), each caller the opcode, the immediate and its
  * opcode's own fields.  What stays unset, providers read only for other
  * opcodes or QP types (XRC's remote SRQ number: XRC_SEND QPs are refused,
- * rwxi_qp_send_sge_slow()).  Each has a fast path (fast_sge()) and, out of line, the
- * whole of post_single() for what that does not take.
+ * rwxi_qp_send_sge_slow()).  Each has a fast path (fast_sge()) and, out
+ * of line, the whole of post_single() for what that does not take.
  */
 static __attribute__((noinline, cold)) int
 send_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
