@@ -36,8 +36,10 @@ trace-cmd linux-perf bpftrace"
 # had already patched away within seconds, a 6.1 guest soft-locked in
 # text_poke_bp()'s IPIs, and make check's guests died of it at boot (jump
 # labels flip at late init); 10.0.2 ran 4 minutes of it on both kernels.
-BPO_PKGS="ksmbd-tools/bookworm-backports qemu-system-x86/bookworm-backports
-qemu-system-common/bookworm-backports qemu-system-data/bookworm-backports"
+# Installed with backports as the target release, so that what they need
+# from it comes along (10.0.2 needs backports' seabios, newer than
+# bookworm's; naming each package/bookworm-backports left that out).
+BPO_PKGS="ksmbd-tools qemu-system-x86 qemu-system-common qemu-system-data"
 BPO_LIST=/etc/apt/sources.list.d/rdma-rwx-bookworm-backports.list
 installed_at_least() {	# PACKAGE VERSION
 	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null)" ge "$2"
@@ -74,7 +76,9 @@ for v in H61 H612 I61 I612 SRC SRC61; do
 done
 
 PKGS="$BASE_PKGS $H61 $H612 $I61 $I612 $SRC $SRC61"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PKGS $BPO_PKGS
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PKGS
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	-t bookworm-backports $BPO_PKGS
 echo $PKGS > "$STAMP_DIR/deps.list"
 echo "$key" > "$STAMP_DIR/deps.key"
 echo "deps: installed $H61 $H612 $I61 $I612 $SRC $SRC61"
