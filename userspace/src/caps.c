@@ -7,14 +7,15 @@
  * limits never change for the life of a QP, so they are cached in a small
  * direct-mapped table.
  *
- * Nothing tells us when a QP is destroyed, and its memory may be reused
- * for a new QP with other limits.  An entry therefore matches only if the
- * pointer, the verbs context, the kernel handle and the QP number all
- * match.  The kernel may hand a freed handle to the next QP, but QP numbers
- * come from the device, which does not give a destroyed QP's number to the
- * next QP (rxe allocates them cyclically, hardware similarly), so a stale
- * entry is a miss and is replaced.  rwxi_caps_forget() exists for callers
- * that know better (tests).
+ * Nothing tells us when a QP is destroyed, and a new QP may reuse all of
+ * its identity: its memory (malloc), its kernel handle (lowest free) and,
+ * on siw, its number (lowest free).  An entry matches on the pointer, the
+ * verbs context, the handle and the QP number, which catches most reuse,
+ * but it is only a hint: a post the cached limits refuse, and one the
+ * provider fails, is decided again on limits queried afresh
+ * (rwxi_qp_caps_fresh(), rwxi_srq_max_sge_fresh()).  So stale limits never
+ * make the library refuse a good post, and a post over the new QP's
+ * limits fails with EINVAL, the library's errno, not the provider's.
  *
  * Posting takes the lock twice and costs as many instructions as the rest
  * of the library's checks together, so each thread also keeps the send
@@ -91,13 +92,21 @@ static void store(const void *obj, const void *ctx, uint32_t handle,
 	pthread_mutex_unlock(&cache_lock);
 }
 
+/* The queries; the tests' fake device, which has no driver, answers them. */
+int (*rwxi_query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		     int attr_mask, struct ibv_qp_init_attr *init) = ibv_query_qp;
+int (*rwxi_query_srq)(struct ibv_srq *srq,
+		      struct ibv_srq_attr *attr) = ibv_query_srq;
+int (*rwxi_query_device)(struct ibv_context *ctx,
+			 struct ibv_device_attr *attr) = ibv_query_device;
+
 /* Only RW contexts need it; a failed query just means "no extra limit". */
 static uint32_t device_max_sge_rd(struct ibv_context *ctx)
 {
 	struct ibv_device_attr dev;
 
 	memset(&dev, 0, sizeof(dev));
-	if (ibv_query_device(ctx, &dev))
+	if (rwxi_query_device(ctx, &dev))
 		return 0;
 	return dev.max_sge_rd > 0 ? (uint32_t)dev.max_sge_rd : 0;
 }
@@ -113,7 +122,7 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 		return 0;
 	memset(&attr, 0, sizeof(attr));
 	memset(&init, 0, sizeof(init));
-	ret = ibv_query_qp(qp, &attr, IBV_QP_CAP, &init);
+	ret = rwxi_query_qp(qp, &attr, IBV_QP_CAP, &init);
 	if (ret)
 		return ret > 0 ? ret : EIO;
 	caps->max_send_sge = attr.cap.max_send_sge;
@@ -122,6 +131,31 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	caps->max_send_wr = attr.cap.max_send_wr;
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 	return 0;
+}
+
+/* Drop @obj's entry from the table, and from this thread's last QP. */
+static void forget(const void *obj)
+{
+	struct cache_ent *e = slot_of(obj);
+
+	if (rwxi_last_qp.qp == obj)
+		last_qp_clear();
+	pthread_mutex_lock(&cache_lock);
+	if (e->obj == obj)
+		memset(e, 0, sizeof(*e));
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/*
+ * @qp's limits queried now, not taken from the cache (which they then
+ * replace): for deciding again what the cached ones refused, or what the
+ * provider failed.  Other threads' last QPs keep what they had until a
+ * post of theirs is refused or fails in turn.
+ */
+int rwxi_qp_caps_fresh(struct ibv_qp *qp, struct rwxi_caps *caps)
+{
+	forget(qp);
+	return rwxi_qp_caps(qp, caps);
 }
 
 /*
@@ -151,6 +185,13 @@ int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 	return 0;
 }
 
+/* rwxi_qp_caps_fresh()'s send-SGE limit, as rwxi_qp_send_sge() gives it. */
+int rwxi_qp_send_sge_fresh(struct ibv_qp *qp, uint32_t *max_sge)
+{
+	forget(qp);
+	return rwxi_qp_send_sge_slow(qp, max_sge);
+}
+
 int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
 {
 	struct ibv_srq_attr attr;
@@ -162,7 +203,7 @@ int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
 		return 0;
 	}
 	memset(&attr, 0, sizeof(attr));
-	ret = ibv_query_srq(srq, &attr);
+	ret = rwxi_query_srq(srq, &attr);
 	if (ret)
 		return ret > 0 ? ret : EIO;
 	memset(&caps, 0, sizeof(caps));	/* an SRQ has receive limits only */
@@ -170,6 +211,12 @@ int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge)
 	store(srq, srq->context, srq->handle, 0, KIND_SRQ, &caps);
 	*max_sge = attr.max_sge;
 	return 0;
+}
+
+int rwxi_srq_max_sge_fresh(struct ibv_srq *srq, uint32_t *max_sge)
+{
+	forget(srq);
+	return rwxi_srq_max_sge(srq, max_sge);
 }
 
 /*
@@ -192,11 +239,5 @@ void rwxi_caps_seed_srq(struct ibv_srq *srq, uint32_t max_sge)
 
 void rwxi_caps_forget(struct ibv_qp *qp)
 {
-	struct cache_ent *e = slot_of(qp);
-
-	last_qp_clear();
-	pthread_mutex_lock(&cache_lock);
-	if (e->obj == qp)
-		memset(e, 0, sizeof(*e));
-	pthread_mutex_unlock(&cache_lock);
+	forget(qp);
 }

@@ -95,12 +95,28 @@ int rwx_post_atomic_cswap(struct rdma_cm_id *id, void *context, void *addr,
  */
 #define RWX_LIST_MAX 65536
 
+/*
+ * rwx_post_list()'s checks on @caps of the list from @wr (@whole), or of
+ * @wr alone: 0 or the errno.
+ */
+static int list_ok(const struct ibv_qp *qp, const struct ibv_send_wr *wr,
+		   const struct rwxi_caps *caps, int whole)
+{
+	const struct ibv_send_wr *w;
+	int ret = 0, n = 0;
+
+	for (w = wr; !ret && w; w = whole ? w->next : NULL)
+		ret = ++n > RWX_LIST_MAX ? EINVAL :
+		      rwxi_check_list_wr(w, caps->max_send_sge, qp->qp_type);
+	return ret;
+}
+
 int rwx_post_list(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
-	struct ibv_send_wr *w, *bad = NULL;
+	struct ibv_send_wr *bad = NULL;
 	struct rwxi_caps caps;
-	int ret, n = 0;
+	int ret;
 
 	/* As ibv_post_send's: the first WR not posted; nothing yet. */
 	if (bad_wr)
@@ -108,15 +124,25 @@ int rwx_post_list(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 	ret = rwxi_id_ok(id);
 	if (!ret && !wr)
 		ret = EINVAL;
+	if (ret)
+		return rdma_seterrno(ret);
+	ret = rwxi_qp_caps(id->qp, &caps);
 	if (!ret)
-		ret = rwxi_qp_caps(id->qp, &caps);
-	for (w = wr; !ret && w; w = w->next)
-		ret = ++n > RWX_LIST_MAX ? EINVAL :
-		      rwxi_check_list_wr(w, caps.max_send_sge,
-					 id->qp->qp_type);
+		ret = list_ok(id->qp, wr, &caps, 1);
+	/* The cached limits are a hint (caps.c): a refusal is decided again. */
+	if (ret == EINVAL)
+		ret = rwxi_qp_caps_fresh(id->qp, &caps) ?:
+		      list_ok(id->qp, wr, &caps, 1);
 	if (ret)
 		return rdma_seterrno(ret);
 	ret = ibv_post_send(id->qp, wr, &bad);
+	/*
+	 * The WRs before *bad_wr were posted, whatever the errno; EINVAL if
+	 * the limits queried now refuse *bad_wr, which the provider failed.
+	 */
+	if (ret && bad && !rwxi_qp_caps_fresh(id->qp, &caps) &&
+	    list_ok(id->qp, bad, &caps, 0) == EINVAL)
+		ret = EINVAL;
 	if (bad_wr)
 		*bad_wr = ret ? bad : NULL;
 	return rdma_seterrno(ret);

@@ -33,21 +33,53 @@ static inline int fill_sge(struct ibv_sge *sge, void *addr, size_t length,
 	return 1;
 }
 
+/*
+ * Whether @qp takes @wr on its limits queried now: 0 or the errno.  The
+ * cached limits may be a destroyed QP's (caps.c), so what they refuse,
+ * and what the provider fails, is decided again here.
+ */
+static __attribute__((noinline, cold)) int
+send_wr_recheck(struct ibv_qp *qp, const struct ibv_send_wr *wr)
+{
+	uint32_t max_sge;
+	int ret = rwxi_qp_send_sge_fresh(qp, &max_sge);
+
+	return ret ? ret : rwxi_check_send_wr(wr, max_sge);
+}
+
+/*
+ * Post the single @wr to @qp, which the cached limits took (@ret 0) or
+ * refused (@ret the errno): a refusal stands only if the fresh limits
+ * refuse it too, and a provider's failure is EINVAL if they refuse the WR
+ * (the provider failed it for that), else the provider's errno.
+ */
+static int post_checked(struct ibv_qp *qp, struct ibv_send_wr *wr, int ret)
+{
+	struct ibv_send_wr *bad;
+
+	if (ret == EINVAL)
+		ret = send_wr_recheck(qp, wr);
+	if (ret)
+		return ret;
+	ret = ibv_post_send(qp, wr, &bad);
+	if (ret && send_wr_recheck(qp, wr) == EINVAL)
+		return EINVAL;
+	return ret;
+}
+
 /* Check a send WR's SGE count against the QP, then post it. */
 int rwxi_post_send_wr(struct rdma_cm_id *id, struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr *bad;
 	uint32_t max_sge;
 	int ret;
 
 	ret = rwxi_id_ok(id);
-	if (!ret)
-		ret = rwxi_qp_send_sge(id->qp, &max_sge);
+	if (ret)
+		return rdma_seterrno(ret);
+	ret = rwxi_qp_send_sge(id->qp, &max_sge);
 	if (!ret)
 		ret = rwxi_check_send_wr(wr, max_sge);
-	if (!ret)
-		ret = ibv_post_send(id->qp, wr, &bad);
-	return rdma_seterrno(ret);
+	return rdma_seterrno(post_checked(id->qp, wr, ret));
 }
 
 /* The fields every send WR has; the opcode's own are the caller's. */
@@ -94,7 +126,6 @@ post_single(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
 	    int inline_ok)
 {
 	enum ibv_wr_opcode op = wr->opcode;
-	struct ibv_send_wr *bad;
 	struct ibv_sge sge;
 	uint32_t max_sge;
 	int n = fill_sge(&sge, addr, length, mr, flags, inline_ok), ret;
@@ -102,15 +133,13 @@ post_single(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
 	if (n < 0)
 		return rdma_seterrno(-n);
 	set_send_wr(wr, context, &sge, n, flags);
-	ret = qp ? 0 : EINVAL;
-	if (!ret)
-		ret = rwxi_qp_send_sge(qp, &max_sge);
+	if (!qp)
+		return rdma_seterrno(EINVAL);
+	ret = rwxi_qp_send_sge(qp, &max_sge);
 	if (!ret)
 		ret = rwxi_check_send(op, n, n > 0, (unsigned int)flags, wr,
 				      max_sge);
-	if (!ret)
-		ret = ibv_post_send(qp, wr, &bad);
-	return rdma_seterrno(ret);
+	return rdma_seterrno(post_checked(qp, wr, ret));
 }
 
 /* For the extensions (ext.c). */
@@ -179,6 +208,20 @@ fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 	return FAST_POST;
 }
 
+/*
+ * A fast post the provider failed: post_checked()'s errno for it.  The
+ * fast path posts only to this thread's last QP, and the provider gives
+ * the failed WR back in @bad, so that neither need stay live across the
+ * provider's call (which cost the fast path six instructions a post).
+ */
+static __attribute__((noinline, cold)) int
+post_failed(const struct ibv_send_wr *bad, int ret)
+{
+	struct ibv_qp *qp = (struct ibv_qp *)rwxi_last_qp.qp;
+
+	return send_wr_recheck(qp, bad) == EINVAL ? EINVAL : ret;
+}
+
 /* Post @wr (opcode fields set) with @sge: the fast path's end. */
 static inline __attribute__((always_inline)) int
 fast_post(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
@@ -190,37 +233,46 @@ fast_post(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
 	set_send_wr(wr, context, sge, 1, flags);
 	ret = ibv_post_send(qp, wr, &bad);
 	if (__builtin_expect(ret, 0))
-		return rwxi_fail(ret);
+		return rwxi_fail(post_failed(bad, ret));
 	return 0;
 }
 
-/* Receive limit of where this id's receives go: its SRQ, else its QP. */
-static int recv_max_sge(struct rdma_cm_id *id, uint32_t *max_sge)
+/*
+ * Whether where @id's receives go (its SRQ, else its QP) takes @nsge
+ * SGEs: on the cached limits, or on limits queried now (@fresh, for what
+ * the cached ones refused or the provider failed: post_checked()).
+ */
+static int recv_ok(struct rdma_cm_id *id, int nsge, int sgl_present,
+		   int fresh)
 {
 	struct rwxi_caps caps;
+	uint32_t max_sge = 0;
 	int ret;
 
-	if (id->srq)
-		return rwxi_srq_max_sge(id->srq, max_sge);
-	ret = rwxi_qp_caps(id->qp, &caps);
-	if (!ret)
-		*max_sge = caps.max_recv_sge;
-	return ret;
+	if (id->srq) {
+		ret = fresh ? rwxi_srq_max_sge_fresh(id->srq, &max_sge) :
+			      rwxi_srq_max_sge(id->srq, &max_sge);
+	} else {
+		ret = fresh ? rwxi_qp_caps_fresh(id->qp, &caps) :
+			      rwxi_qp_caps(id->qp, &caps);
+		if (!ret)
+			max_sge = caps.max_recv_sge;
+	}
+	return ret ? ret : rwxi_check_nsge(nsge, sgl_present, max_sge);
 }
 
 int rdma_post_recvv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
 		    int nsge)
 {
 	struct ibv_recv_wr wr, *bad = NULL;
-	uint32_t max_sge = 0;
 	int ret;
 
 	/* An id of rdma_create_srq() may have no QP: librdmacm takes it. */
-	ret = (id && (id->srq || id->qp)) ? 0 : EINVAL;
-	if (!ret)
-		ret = recv_max_sge(id, &max_sge);
-	if (!ret)
-		ret = rwxi_check_nsge(nsge, sgl != NULL, max_sge);
+	if (!id || (!id->srq && !id->qp))
+		return rdma_seterrno(EINVAL);
+	ret = recv_ok(id, nsge, sgl != NULL, 0);
+	if (ret == EINVAL)
+		ret = recv_ok(id, nsge, sgl != NULL, 1);
 	if (ret)
 		return rdma_seterrno(ret);
 
@@ -229,8 +281,12 @@ int rdma_post_recvv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
 	wr.sg_list = nsge ? sgl : NULL;
 	wr.num_sge = nsge;
 	if (id->srq)
-		return rdma_seterrno(ibv_post_srq_recv(id->srq, &wr, &bad));
-	return rdma_seterrno(ibv_post_recv(id->qp, &wr, &bad));
+		ret = ibv_post_srq_recv(id->srq, &wr, &bad);
+	else
+		ret = ibv_post_recv(id->qp, &wr, &bad);
+	if (ret && recv_ok(id, nsge, sgl != NULL, 1) == EINVAL)
+		ret = EINVAL;
+	return rdma_seterrno(ret);
 }
 
 int rdma_post_sendv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,

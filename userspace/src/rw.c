@@ -172,6 +172,37 @@ nomem:
 	return ENOMEM;
 }
 
+/* build() on @caps, which must give the direction an SGE. */
+static int build_on(struct rwx_rw_ctx *ctx, const struct iovec *iov,
+		    int iovcnt, struct ibv_mr **mrs, int nmrs, uint32_t nents,
+		    const struct rwxi_caps *caps, uint64_t remote_addr,
+		    uint32_t rkey, enum rwx_rw_dir dir)
+{
+	if (!rwxi_rw_max_sge(caps, dir))
+		return EINVAL;
+	return build(ctx, iov, iovcnt, mrs, nmrs, nents, caps, remote_addr,
+		     rkey, dir);
+}
+
+/*
+ * Whether @ctx's chain, built on limits since found stale, still fits
+ * @caps: EINVAL if a WR has more SGEs than the QP takes, ENOSPC if the
+ * chain is longer than its send queue, else 0.
+ */
+static int chain_fits(const struct rwx_rw_ctx *ctx,
+		      const struct rwxi_caps *caps)
+{
+	enum rwx_rw_dir dir = ctx->wrs[0].opcode == IBV_WR_RDMA_READ ?
+			      RWX_RW_READ : RWX_RW_WRITE;
+	uint32_t max_sge = rwxi_rw_max_sge(caps, dir);
+	int i;
+
+	for (i = 0; i < ctx->nr_wrs; i++)
+		if ((uint32_t)ctx->wrs[i].num_sge > max_sge)
+			return EINVAL;
+	return (uint32_t)ctx->nr_wrs > caps->max_send_wr ? ENOSPC : 0;
+}
+
 int rwx_rw_ctx_init(struct rwx_rw_ctx *ctx, struct ibv_qp *qp,
 		    const struct iovec *iov, int iovcnt, struct ibv_mr **mrs,
 		    int nmrs, uint64_t remote_addr, uint32_t rkey,
@@ -188,18 +219,20 @@ int rwx_rw_ctx_init(struct rwx_rw_ctx *ctx, struct ibv_qp *qp,
 	/* The remote range must not wrap around the 64-bit space. */
 	if (!ret && total - 1 > UINT64_MAX - remote_addr)
 		ret = EINVAL;
-	if (!ret)
-		ret = rwxi_qp_caps(qp, &caps);
-	if (!ret && !rwxi_rw_max_sge(&caps, dir))
-		ret = EINVAL;
 	if (ret)
 		return rdma_seterrno(ret);
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->qp = qp;
 	ctx->total_bytes = total;
-	ret = build(ctx, iov, iovcnt, mrs, nmrs, nents, &caps, remote_addr,
-		    rkey, dir);
+	ret = rwxi_qp_caps(qp, &caps) ?:
+	      build_on(ctx, iov, iovcnt, mrs, nmrs, nents, &caps, remote_addr,
+		       rkey, dir);
+	/* The cached limits are a hint (caps.c): a refusal is decided again. */
+	if (ret == EINVAL || ret == ENOSPC)
+		ret = rwxi_qp_caps_fresh(qp, &caps) ?:
+		      build_on(ctx, iov, iovcnt, mrs, nmrs, nents, &caps,
+			       remote_addr, rkey, dir);
 	if (ret) {
 		memset(ctx, 0, sizeof(*ctx));
 		return rdma_seterrno(ret);
@@ -231,8 +264,15 @@ int rwx_rw_ctx_post(struct rwx_rw_ctx *ctx, uint64_t wr_id,
 	if (!chain_wr)
 		last->send_flags = IBV_SEND_SIGNALED;
 	ret = ibv_post_send(ctx->qp, ctx->wrs, &bad);
-	if (ret && bad_wr)
-		*bad_wr = bad;
+	/* A chain the QP's limits queried now refuse: built on stale ones. */
+	if (ret) {
+		struct rwxi_caps caps;
+
+		if (!rwxi_qp_caps_fresh(ctx->qp, &caps))
+			ret = chain_fits(ctx, &caps) ?: ret;
+		if (bad_wr)
+			*bad_wr = bad;
+	}
 	return rdma_seterrno(ret);
 }
 

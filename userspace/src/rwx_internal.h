@@ -166,6 +166,13 @@ uint32_t rwxi_rw_max_sge(const struct rwxi_caps *caps, enum rwx_rw_dir dir);
 
 /* --- QP/SRQ capability lookup (caps.c) --- */
 int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps);
+int rwxi_qp_caps_fresh(struct ibv_qp *qp, struct rwxi_caps *caps);
+int rwxi_qp_send_sge_fresh(struct ibv_qp *qp, uint32_t *max_sge);
+extern int (*rwxi_query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask, struct ibv_qp_init_attr *init);
+extern int (*rwxi_query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+extern int (*rwxi_query_device)(struct ibv_context *ctx,
+				struct ibv_device_attr *attr);
 
 /*
  * The send-SGE limit of the QP this thread posted to last, keyed like the
@@ -207,6 +214,7 @@ static inline int rwxi_qp_send_sge(struct ibv_qp *qp, uint32_t *max_sge)
 }
 
 int rwxi_srq_max_sge(struct ibv_srq *srq, uint32_t *max_sge);
+int rwxi_srq_max_sge_fresh(struct ibv_srq *srq, uint32_t *max_sge);
 void rwxi_caps_seed(struct ibv_qp *qp, const struct rwxi_caps *caps);
 void rwxi_caps_forget(struct ibv_qp *qp);
 void rwxi_caps_seed_srq(struct ibv_srq *srq, uint32_t max_sge);

@@ -55,16 +55,115 @@ void t_run(const char *name, void (*fn)(void))
 /* ---- fake device ---- */
 struct fake F;
 
+/* The device's limits for each QP and SRQ of a test (fake_qp_caps()). */
+#define FAKE_OBJS 8
+static struct {
+	const void *obj;
+	struct rwxi_caps caps;
+} fake_objs[FAKE_OBJS];
+
+static struct rwxi_caps *fake_caps_of(const void *obj)
+{
+	int i;
+
+	for (i = 0; i < FAKE_OBJS; i++)
+		if (fake_objs[i].obj == obj)
+			return &fake_objs[i].caps;
+	return NULL;
+}
+
+static void fake_set_caps(const void *obj, const struct rwxi_caps *caps)
+{
+	struct rwxi_caps *c = fake_caps_of(obj);
+	int i;
+
+	for (i = 0; !c && i < FAKE_OBJS; i++)
+		if (!fake_objs[i].obj) {
+			fake_objs[i].obj = obj;
+			c = &fake_objs[i].caps;
+		}
+	if (!c)
+		abort();
+	*c = *caps;
+}
+
+void fake_qp_caps(struct ibv_qp *qp, const struct rwxi_caps *caps,
+		  int cached)
+{
+	fake_set_caps(qp, caps);
+	if (cached)
+		rwxi_caps_seed(qp, caps);
+}
+
+void fake_srq_caps(struct ibv_srq *srq, uint32_t max_sge, int cached)
+{
+	struct rwxi_caps caps = { .max_recv_sge = max_sge };
+
+	fake_set_caps(srq, &caps);
+	if (cached)
+		rwxi_caps_seed_srq(srq, max_sge);
+}
+
+static int fake_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init)
+{
+	const struct rwxi_caps *c = fake_caps_of(qp);
+
+	(void)init;
+	F.queries++;
+	if (!c || attr_mask != IBV_QP_CAP)
+		return EINVAL;
+	attr->cap.max_send_sge = c->max_send_sge;
+	attr->cap.max_recv_sge = c->max_recv_sge;
+	attr->cap.max_send_wr = c->max_send_wr;
+	return 0;
+}
+
+static int fake_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	const struct rwxi_caps *c = fake_caps_of(srq);
+
+	F.queries++;
+	if (!c)
+		return EINVAL;
+	attr->max_sge = c->max_recv_sge;
+	return 0;
+}
+
+/* The READ limit of the device of the QP queried last: one QP a test. */
+static int fake_query_device(struct ibv_context *ctx,
+			     struct ibv_device_attr *attr)
+{
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < FAKE_OBJS; i++)
+		if (fake_objs[i].obj == &F.qp)
+			attr->max_sge_rd = (int)fake_objs[i].caps.max_sge_rd;
+	return 0;
+}
+
+/* A provider's own check: more SGEs than the QP takes fail the post. */
+static int fake_over_limit(const void *obj, int nsge, int recv)
+{
+	const struct rwxi_caps *c = fake_caps_of(obj);
+
+	return c && (uint32_t)nsge > (recv ? c->max_recv_sge : c->max_send_sge);
+}
+
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad)
 {
-	(void)qp;
 	F.post_calls++;
 	if (F.post_ret) {
 		*bad = wr;
 		return F.post_ret;
 	}
 	for (; wr; wr = wr->next) {
+		if (fake_over_limit(qp, wr->num_sge, 0)) {
+			*bad = wr;
+			return ENOMEM;
+		}
 		struct fake_wr *f = &F.posted[F.nposted++];
 		int i;
 
@@ -77,10 +176,12 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	return 0;
 }
 
-static int record_recv(struct ibv_recv_wr *wr, int srq)
+static int record_recv(const void *obj, struct ibv_recv_wr *wr, int srq)
 {
 	F.post_calls++;
 	for (; wr; wr = wr->next) {
+		if (fake_over_limit(obj, wr->num_sge, 1))
+			return ENOMEM;
 		struct fake_wr *f = &F.posted[F.nposted++];
 		int i;
 
@@ -99,17 +200,15 @@ static int record_recv(struct ibv_recv_wr *wr, int srq)
 static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad)
 {
-	(void)qp;
 	(void)bad;
-	return record_recv(wr, 0);
+	return record_recv(qp, wr, 0);
 }
 
 static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad)
 {
-	(void)srq;
 	(void)bad;
-	return record_recv(wr, 1);
+	return record_recv(srq, wr, 1);
 }
 
 static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
@@ -166,7 +265,11 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 	F.id.send_cq_channel = &F.sch;
 	F.id.recv_cq_channel = &F.rch;
 	F.id.qp_type = IBV_QPT_RC;
-	rwxi_caps_seed(&F.qp, &caps);
+	rwxi_query_qp = fake_query_qp;
+	rwxi_query_srq = fake_query_srq;
+	rwxi_query_device = fake_query_device;
+	fake_qp_caps(&F.qp, &caps, 1);
+	fake_srq_caps(&F.srq, max_recv_sge, 0);
 }
 
 void fake_teardown(void)
@@ -176,6 +279,7 @@ void fake_teardown(void)
 		close(F.pipe_fd[1]);
 	}
 	memset(&F, 0, sizeof(F));
+	memset(fake_objs, 0, sizeof(fake_objs));
 }
 
 struct ibv_mr fake_mr(void *addr, size_t length, uint32_t lkey)

@@ -90,6 +90,7 @@ struct fake {
 	struct ibv_wc wcs[16];
 	int nwcs;
 	int poll_calls, notify_calls;
+	int queries;			/* QP and SRQ queries answered */
 };
 
 extern struct fake F;
@@ -98,6 +99,15 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_sge_rd);
 void fake_teardown(void);
 struct ibv_mr fake_mr(void *addr, size_t length, uint32_t lkey);
+/*
+ * The device's limits for @qp (what a query answers, and what its post
+ * takes: more SGEs fail with ENOMEM, as on mlx5), and, with @cached, the
+ * library's cache of them as after a first query.  Without @cached the
+ * cache keeps what it had: a destroyed QP's limits, say.
+ */
+void fake_qp_caps(struct ibv_qp *qp, const struct rwxi_caps *caps,
+		  int cached);
+void fake_srq_caps(struct ibv_srq *srq, uint32_t max_sge, int cached);
 
 /* Suites */
 void suite_check(void);

@@ -256,6 +256,34 @@ static void ext_post_list_provider_bad_wr(void)
 	CHECK(bad == &wrs[0]);
 }
 
+/*
+ * Stale limits (caps.c, t_post.c): a list refused on the destroyed QP's
+ * limits is posted on the new QP's; one posted on them and failed by the
+ * provider is EINVAL, *bad_wr the provider's.
+ */
+static void ext_post_list_stale_limits(void)
+{
+	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR };
+	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR };
+	struct ibv_send_wr wrs[2], *bad = NULL;
+	struct ibv_sge sges[2];
+
+	fake_setup(1, 1, 1);
+	make_list(wrs, sges, 2);
+	wrs[1].sg_list = sges;
+	wrs[1].num_sge = 2;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[0]);
+	fake_qp_caps(&F.qp, &two, 0);
+	CHECK_EQ(rwx_post_list(&F.id, wrs, &bad), 0);
+	CHECK(bad == NULL);
+	CHECK_EQ(F.nposted, 2);
+	fake_qp_caps(&F.qp, &one, 0);
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[1]);
+	CHECK_EQ(F.nposted, 3);	/* the provider posted the first */
+}
+
 void suite_ext(void)
 {
 	RUN(ext_send_imm_fields);
@@ -269,4 +297,5 @@ void suite_ext(void)
 	RUN(ext_post_list_other_opcodes);
 	RUN(ext_post_list_cycle_fails);
 	RUN(ext_post_list_provider_bad_wr);
+	RUN(ext_post_list_stale_limits);
 }

@@ -231,7 +231,7 @@ static void post_recv_goes_to_srq(void)
 
 	fake_setup(4, 4, 4);
 	F.id.srq = &F.srq;
-	rwxi_caps_seed_srq(&F.srq, 2);
+	fake_srq_caps(&F.srq, 2, 1);
 	CHECK_ERR(rdma_post_recvv(&F.id, NULL, sgl, 3), EINVAL);
 	CHECK_EQ(rdma_post_recvv(&F.id, NULL, sgl, 2), 0);
 	CHECK(F.posted[0].to_srq);
@@ -247,7 +247,7 @@ static void post_recv_srq_without_qp(void)
 	mr = fake_mr(buf, sizeof(buf), 9);
 	F.id.srq = &F.srq;
 	F.id.qp = NULL;
-	rwxi_caps_seed_srq(&F.srq, 2);
+	fake_srq_caps(&F.srq, 2, 1);
 	CHECK_EQ(rdma_post_recvv(&F.id, NULL, &sge, 1), 0);
 	CHECK_EQ(rdma_post_recv(&F.id, NULL, buf, 8, &mr), 0);
 	CHECK(F.posted[0].to_srq);
@@ -348,8 +348,8 @@ static void post_alternating_qps(void)
 	id_a = id_b = F.id;
 	id_a.qp = &two_qps[0];
 	id_b.qp = &two_qps[1];
-	rwxi_caps_seed(&two_qps[0], &one);
-	rwxi_caps_seed(&two_qps[1], &none);
+	fake_qp_caps(&two_qps[0], &one, 1);
+	fake_qp_caps(&two_qps[1], &none, 1);
 	for (i = 0; i < 3; i++) {
 		CHECK_EQ(rdma_post_send(&id_a, NULL, buf, 8, &mr, 0), 0);
 		CHECK_ERR(rdma_post_write(&id_b, NULL, buf, 8, &mr, 0, 0, 1),
@@ -369,7 +369,7 @@ static void post_seed_replaces_last_qp(void)
 	fake_setup(4, 4, 4);
 	sgl_in_buf(sgl, 3);
 	CHECK_EQ(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), 0);
-	rwxi_caps_seed(&F.qp, &two);
+	fake_qp_caps(&F.qp, &two, 1);
 	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);
 	CHECK_EQ(F.post_calls, 1);
 }
@@ -526,7 +526,7 @@ static void *seed_fn(void *arg)
 {
 	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR };
 
-	rwxi_caps_seed(arg, &none);
+	fake_qp_caps(arg, &none, 1);
 	return NULL;
 }
 
@@ -588,6 +588,104 @@ static void reg_and_dereg_reject_null(void)
 	CHECK_ERR(rdma_dereg_mr(NULL), EINVAL);
 }
 
+/*
+ * Stale limits (caps.c): the QP posted to is destroyed and a new one made
+ * with the same address, handle and number (siw and uverbs hand out the
+ * lowest free), so the cache still holds the old QP's limits.
+ */
+
+/* The old QP took fewer SGEs: the new one's post must not be refused. */
+static void post_stale_limits_refuse_nothing(void)
+{
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR };
+	struct rwxi_caps four = { 4, 4, 4, FAKE_SEND_WR };
+	struct ibv_sge sgl[3];
+	struct ibv_mr mr;
+
+	fake_setup(2, 1, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	sgl_in_buf(sgl, 3);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);
+	fake_qp_caps(&F.qp, &four, 0);
+	CHECK_EQ(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), 0);
+	CHECK_EQ(rdma_post_recvv(&F.id, NULL, sgl, 3), 0);
+	/* the single-buffer fast path: a QP without send SGEs before */
+	fake_qp_caps(&F.qp, &none, 1);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	fake_qp_caps(&F.qp, &four, 0);
+	CHECK_EQ(rdma_post_write(&F.id, NULL, buf, 8, &mr, 0, 0, 1), 0);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), 0);
+	CHECK_EQ(F.post_calls, 4);
+}
+
+/*
+ * The old QP took more SGEs: the provider fails the post (ENOMEM, as
+ * mlx5), and the library says EINVAL, as for any post over the QP's
+ * limits; then it knows the new limits and refuses without posting.
+ */
+static void post_stale_limits_say_einval(void)
+{
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR };
+	struct rwxi_caps two = { 2, 2, 4, FAKE_SEND_WR };
+	struct ibv_sge sgl[3];
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	sgl_in_buf(sgl, 3);
+	CHECK_EQ(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), 0);
+	CHECK_EQ(rdma_post_recvv(&F.id, NULL, sgl, 3), 0);
+	fake_qp_caps(&F.qp, &two, 0);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);
+	CHECK_EQ(F.post_calls, 3);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EINVAL);
+	CHECK_EQ(F.post_calls, 3);
+	fake_qp_caps(&F.qp, &two, 0);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, sgl, 3), EINVAL);
+	CHECK_EQ(F.post_calls, 3);
+	/* the fast path: one SGE on the old QP, none on the new */
+	fake_qp_caps(&F.qp, &two, 1);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), 0);
+	fake_qp_caps(&F.qp, &none, 0);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_read(&F.id, NULL, buf, 8, &mr, 0, 0, 1), EINVAL);
+	CHECK_EQ(F.post_calls, 5);
+	CHECK_EQ(F.nposted, 3);
+}
+
+/* SRQs the same (their cache key has no number at all). */
+static void post_stale_srq_limits(void)
+{
+	struct ibv_sge sgl[3];
+
+	fake_setup(4, 4, 4);
+	sgl_in_buf(sgl, 3);
+	F.id.srq = &F.srq;
+	fake_srq_caps(&F.srq, 2, 1);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, sgl, 3), EINVAL);
+	fake_srq_caps(&F.srq, 4, 0);
+	CHECK_EQ(rdma_post_recvv(&F.id, NULL, sgl, 3), 0);
+	fake_srq_caps(&F.srq, 2, 0);
+	CHECK_ERR(rdma_post_recvv(&F.id, NULL, sgl, 3), EINVAL);
+	CHECK_EQ(rdma_post_recvv(&F.id, NULL, sgl, 2), 0);
+	CHECK_EQ(F.nposted, 2);
+	CHECK(F.posted[0].to_srq && F.posted[1].to_srq);
+}
+
+/* A provider's failure that the limits do not explain stays its own. */
+static void post_provider_errno_kept(void)
+{
+	struct ibv_sge sgl[3];
+	int queries;
+
+	fake_setup(4, 4, 4);
+	sgl_in_buf(sgl, 3);
+	F.post_ret = EAGAIN;
+	queries = F.queries;
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 3, 0), EAGAIN);
+	CHECK_EQ(F.queries, queries + 1);
+}
+
 void suite_post(void)
 {
 	RUN(post_null_id);
@@ -613,5 +711,9 @@ void suite_post(void)
 	RUN(post_range_does_not_wrap);
 	RUN(post_new_thread_null_qp);
 	RUN(post_last_qp_reused_address);
+	RUN(post_stale_limits_refuse_nothing);
+	RUN(post_stale_limits_say_einval);
+	RUN(post_stale_srq_limits);
+	RUN(post_provider_errno_kept);
 	RUN(reg_and_dereg_reject_null);
 }

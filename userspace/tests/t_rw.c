@@ -259,7 +259,7 @@ static void rw_ctx_chain_over_send_queue(void)
 	struct rwx_rw_ctx ctx;
 
 	fake_setup(1, 1, 1);
-	rwxi_caps_seed(&F.qp, &caps);
+	fake_qp_caps(&F.qp, &caps, 1);
 	mr = fake_mr(area, sizeof(area), 0x42);
 	mk_iov(iov, 3, lens);
 	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0x10000, 0x99,
@@ -300,6 +300,43 @@ static void rw_ctx_chain_carries_signal(void)
 	rwx_rw_ctx_destroy(&ctx);
 }
 
+/*
+ * Stale limits (caps.c, t_post.c): a chain refused on the destroyed QP's
+ * limits is built on the new QP's; one built on them and failed by the
+ * provider is EINVAL.
+ */
+static void rw_ctx_stale_limits(void)
+{
+	size_t lens[3] = { 10, 20, 30 };
+	struct rwxi_caps shallow = { 1, 1, 1, 2 };
+	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR };
+	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR };
+	struct iovec iov[3];
+	struct ibv_mr mr, *mrs = &mr;
+	struct rwx_rw_ctx ctx;
+
+	fake_setup(1, 1, 1);
+	fake_qp_caps(&F.qp, &shallow, 1);
+	mr = fake_mr(area, sizeof(area), 0x42);
+	mk_iov(iov, 3, lens);
+	fake_qp_caps(&F.qp, &deep, 0);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0x10000, 0x99,
+				 RWX_RW_WRITE), 3);
+	rwx_rw_ctx_destroy(&ctx);
+	fake_qp_caps(&F.qp, &three, 1);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0x10000, 0x99,
+				 RWX_RW_WRITE), 1);
+	fake_qp_caps(&F.qp, &deep, 0);
+	CHECK_ERR(rwx_rw_ctx_post(&ctx, 1, NULL, NULL), EINVAL);
+	CHECK_EQ(F.nposted, 0);
+	rwx_rw_ctx_destroy(&ctx);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0x10000, 0x99,
+				 RWX_RW_WRITE), 3);
+	CHECK_EQ(rwx_rw_ctx_post(&ctx, 1, NULL, NULL), 0);
+	CHECK_EQ(F.nposted, 3);
+	rwx_rw_ctx_destroy(&ctx);
+}
+
 void suite_rw(void)
 {
 	RUN(rw_layout_many_shapes);
@@ -310,5 +347,6 @@ void suite_rw(void)
 	RUN(rw_ctx_zero_length_entries_skipped);
 	RUN(rw_ctx_bad_args);
 	RUN(rw_ctx_chain_over_send_queue);
+	RUN(rw_ctx_stale_limits);
 	RUN(rw_ctx_chain_carries_signal);
 }
