@@ -129,6 +129,7 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	caps->max_recv_sge = attr.cap.max_recv_sge;
 	caps->max_sge_rd = device_max_sge_rd(qp->context);
 	caps->max_send_wr = attr.cap.max_send_wr;
+	caps->max_inline_data = attr.cap.max_inline_data;
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 	return 0;
 }

@@ -62,6 +62,24 @@ int rwxi_check_list_wr(const struct ibv_send_wr *wr, uint32_t max_sge,
 	}
 }
 
+/*
+ * An inline WR's data within the QP's max_inline_data.  Not checked before
+ * a post (a sum over the SGEs on every inline post): a provider refuses
+ * such a WR, and a post it fails is decided again with this check
+ * (post.c), which turns its errno (ENOMEM on mlx5) into EINVAL.
+ */
+int rwxi_check_inline(const struct ibv_send_wr *wr, uint32_t max_inline)
+{
+	uint64_t len = 0;
+	int i;
+
+	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return 0;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len > max_inline ? EINVAL : 0;
+}
+
 /* SGEs per WR: the QP's send limit, for READs also the device's. */
 uint32_t rwxi_rw_max_sge(const struct rwxi_caps *caps, enum rwx_rw_dir dir)
 {

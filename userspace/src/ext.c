@@ -138,10 +138,12 @@ int rwx_post_list(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 	ret = ibv_post_send(id->qp, wr, &bad);
 	/*
 	 * The WRs before *bad_wr were posted, whatever the errno; EINVAL if
-	 * the limits queried now refuse *bad_wr, which the provider failed.
+	 * the limits queried now refuse *bad_wr, which the provider failed
+	 * (inline data over max_inline_data among them).
 	 */
 	if (ret && bad && !rwxi_qp_caps_fresh(id->qp, &caps) &&
-	    list_ok(id->qp, bad, &caps, 0) == EINVAL)
+	    (list_ok(id->qp, bad, &caps, 0) ?:
+	     rwxi_check_inline(bad, caps.max_inline_data)) == EINVAL)
 		ret = EINVAL;
 	if (bad_wr)
 		*bad_wr = ret ? bad : NULL;

@@ -36,15 +36,19 @@ static inline int fill_sge(struct ibv_sge *sge, void *addr, size_t length,
 /*
  * Whether @qp takes @wr on its limits queried now: 0 or the errno.  The
  * cached limits may be a destroyed QP's (caps.c), so what they refuse,
- * and what the provider fails, is decided again here.
+ * and what the provider fails, is decided again here; so is inline data
+ * over max_inline_data (rwxi_check_inline()).
  */
 static __attribute__((noinline, cold)) int
 send_wr_recheck(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 {
+	struct rwxi_caps caps;
 	uint32_t max_sge;
-	int ret = rwxi_qp_send_sge_fresh(qp, &max_sge);
+	int ret = rwxi_qp_send_sge_fresh(qp, &max_sge) ?:
+		  rwxi_qp_caps(qp, &caps);
 
-	return ret ? ret : rwxi_check_send_wr(wr, max_sge);
+	return ret ?: rwxi_check_send_wr(wr, max_sge) ?:
+	       rwxi_check_inline(wr, caps.max_inline_data);
 }
 
 /*

@@ -22,6 +22,7 @@ struct rwxi_caps {
 	uint32_t max_recv_sge;
 	uint32_t max_sge_rd;	/* device's READ SGE limit, 0 if unknown */
 	uint32_t max_send_wr;	/* the send queue's depth */
+	uint32_t max_inline_data;	/* bytes a send may carry inline */
 };
 
 /*
@@ -163,6 +164,7 @@ int rwxi_check_rw_qp(enum ibv_qp_type type, enum rwx_rw_dir dir);
 int rwxi_check_list_wr(const struct ibv_send_wr *wr, uint32_t max_sge,
 		       enum ibv_qp_type qp_type);
 uint32_t rwxi_rw_max_sge(const struct rwxi_caps *caps, enum rwx_rw_dir dir);
+int rwxi_check_inline(const struct ibv_send_wr *wr, uint32_t max_inline);
 
 /* --- QP/SRQ capability lookup (caps.c) --- */
 int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps);

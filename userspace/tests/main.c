@@ -116,6 +116,7 @@ static int fake_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	attr->cap.max_send_sge = c->max_send_sge;
 	attr->cap.max_recv_sge = c->max_recv_sge;
 	attr->cap.max_send_wr = c->max_send_wr;
+	attr->cap.max_inline_data = c->max_inline_data;
 	return 0;
 }
 
@@ -143,12 +144,29 @@ static int fake_query_device(struct ibv_context *ctx,
 	return 0;
 }
 
-/* A provider's own check: more SGEs than the QP takes fail the post. */
+/*
+ * A provider's own checks: more SGEs than the QP takes, or more inline
+ * data, fail the post.
+ */
 static int fake_over_limit(const void *obj, int nsge, int recv)
 {
 	const struct rwxi_caps *c = fake_caps_of(obj);
 
 	return c && (uint32_t)nsge > (recv ? c->max_recv_sge : c->max_send_sge);
+}
+
+static int fake_inline_over(const struct ibv_qp *qp,
+			    const struct ibv_send_wr *wr)
+{
+	const struct rwxi_caps *c = fake_caps_of(qp);
+	uint64_t len = 0;
+	int i;
+
+	if (!c || !(wr->send_flags & IBV_SEND_INLINE))
+		return 0;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len > c->max_inline_data;
 }
 
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -160,7 +178,8 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		return F.post_ret;
 	}
 	for (; wr; wr = wr->next) {
-		if (fake_over_limit(qp, wr->num_sge, 0)) {
+		if (fake_over_limit(qp, wr->num_sge, 0) ||
+		    fake_inline_over(qp, wr)) {
 			*bad = wr;
 			return ENOMEM;
 		}
@@ -236,7 +255,7 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_sge_rd)
 {
 	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd,
-				  FAKE_SEND_WR };
+				  FAKE_SEND_WR, FAKE_INLINE };
 	static uint32_t qpn = 100;
 
 	fake_teardown();

@@ -263,8 +263,8 @@ static void ext_post_list_provider_bad_wr(void)
  */
 static void ext_post_list_stale_limits(void)
 {
-	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR };
-	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR };
+	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE };
+	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE };
 	struct ibv_send_wr wrs[2], *bad = NULL;
 	struct ibv_sge sges[2];
 
@@ -284,6 +284,25 @@ static void ext_post_list_stale_limits(void)
 	CHECK_EQ(F.nposted, 3);	/* the provider posted the first */
 }
 
+/* An inline WR over max_inline_data: EINVAL, *bad_wr that WR. */
+static void ext_post_list_inline_over_max(void)
+{
+	static char data[FAKE_INLINE + 1];
+	struct ibv_sge big = { (uintptr_t)data, sizeof(data), 0 };
+	struct ibv_send_wr wrs[2], *bad = NULL;
+	struct ibv_sge sges[2];
+
+	fake_setup(1, 1, 1);
+	make_list(wrs, sges, 2);
+	wrs[1].sg_list = &big;
+	wrs[1].send_flags = IBV_SEND_INLINE;
+	CHECK_ERR(rwx_post_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[1]);
+	big.length = FAKE_INLINE;
+	CHECK_EQ(rwx_post_list(&F.id, wrs, &bad), 0);
+	CHECK_EQ(F.nposted, 3);
+}
+
 void suite_ext(void)
 {
 	RUN(ext_send_imm_fields);
@@ -298,4 +317,5 @@ void suite_ext(void)
 	RUN(ext_post_list_cycle_fails);
 	RUN(ext_post_list_provider_bad_wr);
 	RUN(ext_post_list_stale_limits);
+	RUN(ext_post_list_inline_over_max);
 }

@@ -335,8 +335,8 @@ static struct ibv_qp two_qps[2] __attribute__((aligned(4096)));
 
 static void post_alternating_qps(void)
 {
-	struct rwxi_caps one = { 1, 4, 4, FAKE_SEND_WR },
-			 none = { 0, 4, 4, FAKE_SEND_WR };
+	struct rwxi_caps one = { 1, 4, 4, FAKE_SEND_WR, FAKE_INLINE },
+			 none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE };
 	struct rdma_cm_id id_a, id_b;
 	struct ibv_mr mr;
 	int i;
@@ -363,7 +363,7 @@ static void post_alternating_qps(void)
 /* New limits seeded for the QP posted to last take effect at once. */
 static void post_seed_replaces_last_qp(void)
 {
-	struct rwxi_caps two = { 2, 4, 4, FAKE_SEND_WR };
+	struct rwxi_caps two = { 2, 4, 4, FAKE_SEND_WR, FAKE_INLINE };
 	struct ibv_sge sgl[3];
 
 	fake_setup(4, 4, 4);
@@ -524,7 +524,7 @@ static void post_new_thread_null_qp(void)
 
 static void *seed_fn(void *arg)
 {
-	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR };
+	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE };
 
 	fake_qp_caps(arg, &none, 1);
 	return NULL;
@@ -597,8 +597,8 @@ static void reg_and_dereg_reject_null(void)
 /* The old QP took fewer SGEs: the new one's post must not be refused. */
 static void post_stale_limits_refuse_nothing(void)
 {
-	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR };
-	struct rwxi_caps four = { 4, 4, 4, FAKE_SEND_WR };
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE };
+	struct rwxi_caps four = { 4, 4, 4, FAKE_SEND_WR, FAKE_INLINE };
 	struct ibv_sge sgl[3];
 	struct ibv_mr mr;
 
@@ -625,8 +625,8 @@ static void post_stale_limits_refuse_nothing(void)
  */
 static void post_stale_limits_say_einval(void)
 {
-	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR };
-	struct rwxi_caps two = { 2, 2, 4, FAKE_SEND_WR };
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE };
+	struct rwxi_caps two = { 2, 2, 4, FAKE_SEND_WR, FAKE_INLINE };
 	struct ibv_sge sgl[3];
 	struct ibv_mr mr;
 
@@ -686,6 +686,34 @@ static void post_provider_errno_kept(void)
 	CHECK_EQ(F.queries, queries + 1);
 }
 
+/*
+ * Inline data over the QP's max_inline_data: EINVAL, whatever the
+ * provider says (the fake, as mlx5, ENOMEM), on the slow and fast paths.
+ */
+static void post_inline_over_max(void)
+{
+	struct ibv_sge sgl[2] = { { (uintptr_t)buf, 40, 0 },
+				  { (uintptr_t)buf + 40, 40, 0 } };
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	mr = fake_mr(buf, sizeof(buf), 1);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, FAKE_INLINE + 1, NULL,
+				 IBV_SEND_INLINE), EINVAL);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, FAKE_INLINE, NULL,
+				IBV_SEND_INLINE), 0);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, FAKE_INLINE + 1, NULL,
+				 IBV_SEND_INLINE), EINVAL);
+	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, FAKE_INLINE + 1, &mr,
+				  IBV_SEND_INLINE, 0, 1), EINVAL);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, sgl, 2, IBV_SEND_INLINE),
+		  EINVAL);
+	CHECK_EQ(rdma_post_sendv(&F.id, NULL, sgl, 1, IBV_SEND_INLINE), 0);
+	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, FAKE_INLINE + 1, &mr, 0),
+		 0);
+	CHECK_EQ(F.nposted, 3);
+}
+
 void suite_post(void)
 {
 	RUN(post_null_id);
@@ -715,5 +743,6 @@ void suite_post(void)
 	RUN(post_stale_limits_say_einval);
 	RUN(post_stale_srq_limits);
 	RUN(post_provider_errno_kept);
+	RUN(post_inline_over_max);
 	RUN(reg_and_dereg_reject_null);
 }

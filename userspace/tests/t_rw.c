@@ -253,7 +253,7 @@ static void rw_ctx_bad_args(void)
 static void rw_ctx_chain_over_send_queue(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps caps = { 1, 1, 1, 2 };	/* 1 SGE a WR, 2 WRs */
+	struct rwxi_caps caps = { 1, 1, 1, 2, FAKE_INLINE };  /* 1 SGE a WR, 2 WRs */
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -308,9 +308,9 @@ static void rw_ctx_chain_carries_signal(void)
 static void rw_ctx_stale_limits(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps shallow = { 1, 1, 1, 2 };
-	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR };
-	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR };
+	struct rwxi_caps shallow = { 1, 1, 1, 2, FAKE_INLINE };
+	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE };
+	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR, FAKE_INLINE };
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
