@@ -108,14 +108,20 @@ nfs_mount() {
 	grep " $MNT " /proc/mounts | grep -q 'proto=rdma' || die "NFSv$1 mount is not over RDMA"
 }
 
-# NFSv4.2, the client's default, with the data jobs asked for; NFSv3 with
-# the short set (the same transport, another protocol on it).
+# NFSv4.2, the client's default, with the data jobs asked for and a large
+# file copied both ways; NFSv3 with the short set only (the same
+# transport, another protocol on it: its copy, 25 s of a debug guest, moved
+# what v4.2's moves).
 for vers in 3 4.2; do
 	say "NFSv$vers over RDMA"
 	nfs_mount $vers
 	FIO_TARGET=$MNT/fio.$vers
-	if [ $vers = 3 ]; then ULP_FIO_SET=short fio_verify_set; else fio_verify_set; fi
-	copy_both_ways "$MNT" "$EXPORT" "NFSv$vers over RDMA"
+	if [ $vers = 3 ]; then
+		ULP_FIO_SET=short fio_verify_set
+	else
+		fio_verify_set
+		copy_both_ways "$MNT" "$EXPORT" "NFSv$vers over RDMA"
+	fi
 	run umount "$MNT"
 done
 
