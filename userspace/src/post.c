@@ -57,6 +57,13 @@ send_wr_recheck(struct ibv_qp *qp, const struct ibv_send_wr *wr)
  * refuse it too, and a provider's failure is EINVAL if they refuse the WR
  * (the provider failed it for that), else the provider's errno.
  */
+/* The errno of a post of @wr the provider failed with @ret. */
+static int failed_errno(struct ibv_qp *qp, const struct ibv_send_wr *wr,
+			int ret)
+{
+	return send_wr_recheck(qp, wr) == EINVAL ? EINVAL : ret;
+}
+
 static int post_checked(struct ibv_qp *qp, struct ibv_send_wr *wr, int ret)
 {
 	struct ibv_send_wr *bad;
@@ -66,9 +73,7 @@ static int post_checked(struct ibv_qp *qp, struct ibv_send_wr *wr, int ret)
 	if (ret)
 		return ret;
 	ret = ibv_post_send(qp, wr, &bad);
-	if (ret && send_wr_recheck(qp, wr) == EINVAL)
-		return EINVAL;
-	return ret;
+	return ret ? failed_errno(qp, wr, ret) : 0;
 }
 
 /* Check a send WR's SGE count against the QP, then post it. */
@@ -213,7 +218,7 @@ fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 }
 
 /*
- * A fast post the provider failed: post_checked()'s errno for it.  The
+ * A fast post the provider failed: failed_errno() for it.  The
  * fast path posts only to this thread's last QP, and the provider gives
  * the failed WR back in @bad, so that neither need stay live across the
  * provider's call (which cost the fast path six instructions a post).
@@ -221,9 +226,7 @@ fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 static __attribute__((noinline, cold)) int
 post_failed(const struct ibv_send_wr *bad, int ret)
 {
-	struct ibv_qp *qp = (struct ibv_qp *)rwxi_last_qp.qp;
-
-	return send_wr_recheck(qp, bad) == EINVAL ? EINVAL : ret;
+	return failed_errno((struct ibv_qp *)rwxi_last_qp.qp, bad, ret);
 }
 
 /* Post @wr (opcode fields set) with @sge: the fast path's end. */
