@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * rwx_post_*: send/write with immediate, send with invalidate, atomics and
- * validated WR lists.  Same single-WR shape and checks as post.c.
+ * validated send and receive WR lists.  Same single-WR shape and checks as
+ * post.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -144,6 +145,66 @@ int rwx_post_list(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 	if (ret && bad && !rwxi_qp_caps_fresh(id->qp, &caps) &&
 	    (list_ok(id->qp, bad, &caps, 0) ?:
 	     rwxi_check_inline(bad, caps.max_inline_data)) == EINVAL)
+		ret = EINVAL;
+	if (bad_wr)
+		*bad_wr = ret ? bad : NULL;
+	return rdma_seterrno(ret);
+}
+
+/*
+ * rwx_post_recv_list()'s checks on @max_sge of the list from @wr (@whole),
+ * or of @wr alone: 0 or the errno.
+ */
+static int recv_list_ok(const struct ibv_recv_wr *wr, uint32_t max_sge,
+			int whole)
+{
+	const struct ibv_recv_wr *w;
+	int ret = 0, n = 0;
+
+	for (w = wr; !ret && w; w = whole ? w->next : NULL)
+		ret = ++n > RWX_LIST_MAX ? EINVAL :
+		      rwxi_check_nsge(w->num_sge, w->sg_list != NULL, max_sge);
+	return ret;
+}
+
+static int post_recv_list(struct rdma_cm_id *id, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
+{
+	if (id->srq)
+		return ibv_post_srq_recv(id->srq, wr, bad);
+	return ibv_post_recv(id->qp, wr, bad);
+}
+
+int rwx_post_recv_list(struct rdma_cm_id *id, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct ibv_recv_wr *bad = NULL;
+	uint32_t max_sge;
+	int ret;
+
+	/* As rwx_post_list(): the first WR not posted; nothing yet. */
+	if (bad_wr)
+		*bad_wr = wr;
+	ret = rwxi_recv_id_ok(id);
+	if (!ret && !wr)
+		ret = EINVAL;
+	if (ret)
+		return rdma_seterrno(ret);
+	ret = rwxi_recv_max_sge(id, 0, &max_sge) ?:
+	      recv_list_ok(wr, max_sge, 1);
+	/* The cached limits are a hint (caps.c): a refusal is decided again. */
+	if (ret == EINVAL)
+		ret = rwxi_recv_max_sge(id, 1, &max_sge) ?:
+		      recv_list_ok(wr, max_sge, 1);
+	if (ret)
+		return rdma_seterrno(ret);
+	ret = post_recv_list(id, wr, &bad);
+	/*
+	 * The WRs before *bad_wr were posted; EINVAL if the limits queried
+	 * now refuse *bad_wr, which the provider failed.
+	 */
+	if (ret && bad && !rwxi_recv_max_sge(id, 1, &max_sge) &&
+	    recv_list_ok(bad, max_sge, 0) == EINVAL)
 		ret = EINVAL;
 	if (bad_wr)
 		*bad_wr = ret ? bad : NULL;

@@ -245,27 +245,34 @@ fast_post(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
 }
 
 /*
- * Whether where @id's receives go (its SRQ, else its QP) takes @nsge
- * SGEs: on the cached limits, or on limits queried now (@fresh, for what
- * the cached ones refused or the provider failed: post_checked()).
+ * The receive SGE limit of where @id's receives go (its SRQ, else its
+ * QP): cached, or queried now (@fresh, for what the cached one refused or
+ * the provider failed: post_checked()).  0 or the errno.
  */
+int rwxi_recv_max_sge(struct rdma_cm_id *id, int fresh, uint32_t *max_sge)
+{
+	struct rwxi_caps caps;
+	int ret;
+
+	*max_sge = 0;
+	if (id->srq)
+		return fresh ? rwxi_srq_max_sge_fresh(id->srq, max_sge) :
+			       rwxi_srq_max_sge(id->srq, max_sge);
+	ret = fresh ? rwxi_qp_caps_fresh(id->qp, &caps) :
+		      rwxi_qp_caps(id->qp, &caps);
+	if (!ret)
+		*max_sge = caps.max_recv_sge;
+	return ret;
+}
+
+/* Whether where @id's receives go takes @nsge SGEs (rwxi_recv_max_sge). */
 static int recv_ok(struct rdma_cm_id *id, int nsge, int sgl_present,
 		   int fresh)
 {
-	struct rwxi_caps caps;
-	uint32_t max_sge = 0;
-	int ret;
+	uint32_t max_sge;
 
-	if (id->srq) {
-		ret = fresh ? rwxi_srq_max_sge_fresh(id->srq, &max_sge) :
-			      rwxi_srq_max_sge(id->srq, &max_sge);
-	} else {
-		ret = fresh ? rwxi_qp_caps_fresh(id->qp, &caps) :
-			      rwxi_qp_caps(id->qp, &caps);
-		if (!ret)
-			max_sge = caps.max_recv_sge;
-	}
-	return ret ? ret : rwxi_check_nsge(nsge, sgl_present, max_sge);
+	return rwxi_recv_max_sge(id, fresh, &max_sge) ?:
+	       rwxi_check_nsge(nsge, sgl_present, max_sge);
 }
 
 int rdma_post_recvv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
@@ -274,8 +281,7 @@ int rdma_post_recvv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl,
 	struct ibv_recv_wr wr, *bad = NULL;
 	int ret;
 
-	/* An id of rdma_create_srq() may have no QP: librdmacm takes it. */
-	if (!id || (!id->srq && !id->qp))
+	if (rwxi_recv_id_ok(id))
 		return rdma_seterrno(EINVAL);
 	ret = recv_ok(id, nsge, sgl != NULL, 0);
 	if (ret == EINVAL)

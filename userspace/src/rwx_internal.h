@@ -229,6 +229,14 @@ static inline int rwxi_id_ok(const struct rdma_cm_id *id)
 	return (id && id->qp) ? 0 : EINVAL;
 }
 
+/* Receives need an SRQ or a QP: an id of rdma_create_srq() may have no QP. */
+static inline int rwxi_recv_id_ok(const struct rdma_cm_id *id)
+{
+	return (id && (id->srq || id->qp)) ? 0 : EINVAL;
+}
+
+int rwxi_recv_max_sge(struct rdma_cm_id *id, int fresh, uint32_t *max_sge);
+
 /* errno = @err, -1: out of line, so that a post's fast path has no call. */
 int rwxi_fail(int err) __attribute__((cold, noinline));
 int rwxi_einval(void) __attribute__((cold, noinline));

@@ -195,12 +195,15 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	return 0;
 }
 
-static int record_recv(const void *obj, struct ibv_recv_wr *wr, int srq)
+static int record_recv(const void *obj, struct ibv_recv_wr *wr, int srq,
+		       struct ibv_recv_wr **bad)
 {
 	F.post_calls++;
 	for (; wr; wr = wr->next) {
-		if (fake_over_limit(obj, wr->num_sge, 1))
+		if (fake_over_limit(obj, wr->num_sge, 1)) {
+			*bad = wr;
 			return ENOMEM;
+		}
 		struct fake_wr *f = &F.posted[F.nposted++];
 		int i;
 
@@ -219,15 +222,13 @@ static int record_recv(const void *obj, struct ibv_recv_wr *wr, int srq)
 static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad)
 {
-	(void)bad;
-	return record_recv(qp, wr, 0);
+	return record_recv(qp, wr, 0, bad);
 }
 
 static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad)
 {
-	(void)bad;
-	return record_recv(srq, wr, 1);
+	return record_recv(srq, wr, 1, bad);
 }
 
 static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)

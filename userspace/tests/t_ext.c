@@ -112,15 +112,22 @@ static void ext_atomic_fields(void)
 	CHECK_EQ(F.posted[1].wr.wr.atomic.swap, 200);
 }
 
+/* n SGEs of 8 bytes, one for each of words[]. */
+static void make_sges(struct ibv_sge *sges, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sges[i] = (struct ibv_sge){ (uintptr_t)&words[i], 8, 3 };
+}
+
 static void make_list(struct ibv_send_wr *wrs, struct ibv_sge *sges, int n)
 {
 	int i;
 
 	memset(wrs, 0, sizeof(*wrs) * (size_t)n);
+	make_sges(sges, n);
 	for (i = 0; i < n; i++) {
-		sges[i].addr = (uintptr_t)&words[i];
-		sges[i].length = 8;
-		sges[i].lkey = 3;
 		wrs[i].wr_id = (uint64_t)i;
 		wrs[i].opcode = IBV_WR_RDMA_WRITE;
 		wrs[i].sg_list = &sges[i];
@@ -303,8 +310,129 @@ static void ext_post_list_inline_over_max(void)
 	CHECK_EQ(F.nposted, 3);
 }
 
+/* n receive WRs of one 8-byte SGE each, linked in order. */
+static void make_recv_list(struct ibv_recv_wr *wrs, struct ibv_sge *sges,
+			   int n)
+{
+	int i;
+
+	memset(wrs, 0, sizeof(*wrs) * (size_t)n);
+	make_sges(sges, n);
+	for (i = 0; i < n; i++) {
+		wrs[i].wr_id = (uint64_t)i + 10;
+		wrs[i].sg_list = &sges[i];
+		wrs[i].num_sge = 1;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+	}
+}
+
+static void ext_recv_list_to_qp(void)
+{
+	struct ibv_recv_wr wrs[3], *bad = (struct ibv_recv_wr *)1;
+	struct ibv_sge sges[3];
+
+	fake_setup(1, 1, 1);
+	make_recv_list(wrs, sges, 3);
+	CHECK_EQ(rwx_post_recv_list(&F.id, wrs, &bad), 0);
+	CHECK(bad == NULL);
+	CHECK_EQ(F.post_calls, 1);	/* one ibv_post_recv for all */
+	CHECK_EQ(F.nposted, 3);
+	CHECK(F.posted[2].was_recv && !F.posted[2].to_srq);
+	CHECK_EQ(F.posted[2].wr.wr_id, 12);
+	CHECK_EQ(F.posted[2].sge[0].length, 8);
+	/* An empty receive (no SGE) is one too. */
+	make_recv_list(wrs, sges, 1);
+	wrs[0].sg_list = NULL;
+	wrs[0].num_sge = 0;
+	CHECK_EQ(rwx_post_recv_list(&F.id, wrs, NULL), 0);
+	CHECK_EQ(F.nposted, 4);
+}
+
+/* To the id's SRQ, on the SRQ's limit, with or without a QP. */
+static void ext_recv_list_to_srq(void)
+{
+	struct ibv_recv_wr wrs[2], *bad = NULL;
+	struct ibv_sge sges[2];
+
+	fake_setup(1, 1, 1);
+	F.id.srq = &F.srq;
+	fake_srq_caps(&F.srq, 2, 1);
+	make_recv_list(wrs, sges, 2);
+	wrs[1].sg_list = sges;
+	wrs[1].num_sge = 2;	/* over the QP's 1, within the SRQ's 2 */
+	CHECK_EQ(rwx_post_recv_list(&F.id, wrs, &bad), 0);
+	CHECK(F.posted[0].to_srq && F.posted[1].to_srq);
+	F.id.qp = NULL;
+	CHECK_EQ(rwx_post_recv_list(&F.id, wrs, &bad), 0);
+	CHECK_EQ(F.nposted, 4);
+	wrs[1].num_sge = 3;
+	CHECK_ERR(rwx_post_recv_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[0]);
+	CHECK_EQ(F.nposted, 4);
+}
+
+/* A failed check posts nothing; *bad_wr is the list's head. */
+static void ext_recv_list_refusals(void)
+{
+	struct ibv_recv_wr wrs[3], *bad = NULL;
+	struct ibv_sge sges[3];
+
+	fake_setup(1, 1, 1);
+	make_recv_list(wrs, sges, 3);
+	wrs[2].num_sge = 2;
+	CHECK_ERR(rwx_post_recv_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[0]);
+	make_recv_list(wrs, sges, 3);
+	wrs[1].num_sge = -1;
+	CHECK_ERR(rwx_post_recv_list(&F.id, wrs, &bad), EINVAL);
+	make_recv_list(wrs, sges, 3);
+	wrs[1].sg_list = NULL;
+	CHECK_ERR(rwx_post_recv_list(&F.id, wrs, &bad), EINVAL);
+	make_recv_list(wrs, sges, 3);
+	wrs[2].next = &wrs[0];	/* cyclic */
+	CHECK_ERR(rwx_post_recv_list(&F.id, wrs, &bad), EINVAL);
+	make_recv_list(wrs, sges, 3);
+	CHECK_ERR(rwx_post_recv_list(&F.id, NULL, &bad), EINVAL);
+	CHECK(bad == NULL);
+	CHECK_ERR(rwx_post_recv_list(NULL, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[0]);
+	F.id.qp = NULL;	/* neither QP nor SRQ */
+	CHECK_ERR(rwx_post_recv_list(&F.id, wrs, NULL), EINVAL);
+	CHECK_EQ(F.post_calls, 0);
+}
+
+/*
+ * Stale limits: refused on the destroyed QP's cached limit, posted on the
+ * new one's; posted on them and failed by the provider, EINVAL with the
+ * provider's *bad_wr, the WRs before it posted.
+ */
+static void ext_recv_list_stale_limits(void)
+{
+	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE };
+	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE };
+	struct ibv_recv_wr wrs[2], *bad = NULL;
+	struct ibv_sge sges[2];
+
+	fake_setup(1, 1, 1);
+	make_recv_list(wrs, sges, 2);
+	wrs[1].sg_list = sges;
+	wrs[1].num_sge = 2;
+	fake_qp_caps(&F.qp, &two, 0);
+	CHECK_EQ(rwx_post_recv_list(&F.id, wrs, &bad), 0);
+	CHECK(bad == NULL);
+	CHECK_EQ(F.nposted, 2);
+	fake_qp_caps(&F.qp, &one, 0);
+	CHECK_ERR(rwx_post_recv_list(&F.id, wrs, &bad), EINVAL);
+	CHECK(bad == &wrs[1]);
+	CHECK_EQ(F.nposted, 3);	/* the provider posted the first */
+}
+
 void suite_ext(void)
 {
+	RUN(ext_recv_list_to_qp);
+	RUN(ext_recv_list_to_srq);
+	RUN(ext_recv_list_refusals);
+	RUN(ext_recv_list_stale_limits);
 	RUN(ext_send_imm_fields);
 	RUN(ext_write_imm_fields);
 	RUN(ext_send_inv_fields);

@@ -134,6 +134,9 @@ RWX_API int rwx_post_atomic_cswap(struct rdma_cm_id *id, void *context,
 				  uint64_t compare, uint64_t swap);
 RWX_API int rwx_post_list(struct rdma_cm_id *id, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr);
+RWX_API int rwx_post_recv_list(struct rdma_cm_id *id,
+			       struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr);
 
 RWX_API int rwx_get_comps(struct rdma_cm_id *id, enum rwx_cq_sel which,
 			  struct ibv_wc *wc, int nwc);

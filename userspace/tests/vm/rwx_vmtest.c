@@ -960,6 +960,82 @@ static void t_list(struct conn *c)
 	       (all_bytes(dst, 3 * 64, 0xEE) || (setwhy("remote written"), 0)));
 }
 
+/*
+ * rwx_post_recv_list: 4 receives in one call (one of two SGEs) take the
+ * next 4 sends in order; a list with a WR over max_recv_sge posts nothing
+ * (the next send lands in a receive posted after it).
+ */
+static void t_recv_list(struct conn *c)
+{
+	uint8_t *rb = c->sbuf + 0x34000, *sb = c->cbuf + 0x34000;
+	struct ibv_recv_wr wr[4], *bad = (void *)1;
+	struct ibv_sge sg[4], two[2], next;
+	struct ibv_wc wc[4];
+	int i, r, okd = 1;
+
+	memset(rb, 0, 5 * 32);
+	fill(sb, 5 * 32, 44);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 4; i++) {
+		sg[i] = (struct ibv_sge){ (uintptr_t)(rb + 32 * i), 32,
+					  c->smr->lkey };
+		wr[i].wr_id = 0xB00 + (uint64_t)i;
+		wr[i].sg_list = &sg[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i < 3 ? &wr[i + 1] : NULL;
+	}
+	/* WR 1 scatters its 32 bytes over two SGEs. */
+	two[0] = (struct ibv_sge){ (uintptr_t)(rb + 32), 16, c->smr->lkey };
+	two[1] = (struct ibv_sge){ (uintptr_t)(rb + 48), 16, c->smr->lkey };
+	wr[1].sg_list = two;
+	wr[1].num_sge = 2;
+	r = rwx_post_recv_list(c->srv, wr, &bad);
+	if (r)
+		setwhy("%s", strerror(errno));
+	if (!expect("rwx_post_recv_list 4 receives: accepted, bad_wr NULL",
+		    !r && (bad == NULL || (setwhy("bad_wr %p", (void *)bad), 0))))
+		return;
+	for (i = 0; i < 4; i++)
+		if (rdma_post_send(c->cli, (void *)(uintptr_t)(0xB10 + i),
+				   sb + 32 * i, 32, c->cmr, 0)) {
+			failf("rwx_post_recv_list sends", "%s", strerror(errno));
+			return;
+		}
+	if (reap(c->srv, RWX_RECV_CQ, wc, 4, TMO)) {
+		failf("rwx_post_recv_list 4 receives complete", "%s", why);
+		why[0] = 0;
+		return;
+	}
+	for (i = 0; i < 4 && okd; i++)
+		okd = wc_is(&wc[i], IBV_WC_RECV, 0xB00 + (uint64_t)i) &&
+		      (wc[i].byte_len == 32 ||
+		       (setwhy("byte_len %u", wc[i].byte_len), 0));
+	expect("rwx_post_recv_list: the sends land in list order", okd);
+	setwhy("received data differs");
+	expect("rwx_post_recv_list: data byte-exact, two SGEs included",
+	       !memcmp(rb, sb, 4 * 32));
+
+	wr[1].num_sge = (int)c->scap.max_recv_sge + 1;
+	bad = NULL;
+	errno = 0;
+	r = rwx_post_recv_list(c->srv, wr, &bad);
+	expect_einval("rwx_post_recv_list with num_sge > max_recv_sge: EINVAL",
+		      r);
+	setwhy("bad_wr %p, want %p", (void *)bad, (void *)&wr[0]);
+	expect("rwx_post_recv_list bad list: bad_wr is the list's head",
+	       bad == &wr[0]);
+	next = (struct ibv_sge){ (uintptr_t)(rb + 128), 32, c->smr->lkey };
+	if (rdma_post_recvv(c->srv, (void *)0xB20, &next, 1) ||
+	    rdma_post_send(c->cli, (void *)0xB21, sb + 128, 32, c->cmr, 0)) {
+		failf("rwx_post_recv_list bad list: nothing posted", "%s",
+		      strerror(errno));
+		return;
+	}
+	expect("rwx_post_recv_list bad list: nothing posted (the next send "
+	       "takes the receive posted after it)",
+	       one(c->srv, RWX_RECV_CQ, wc, IBV_WC_RECV, 0xB20));
+}
+
 /* ---- item 7: rwx_get_comps ---------------------------------------------- */
 
 static void t_get_comps(struct conn *c)
@@ -2069,6 +2145,8 @@ int main(int argc, char **argv)
 		t_atomic(&c);
 		begin("post_list");
 		t_list(&c);
+		begin("post_recv_list");
+		t_recv_list(&c);
 		begin("get_comps");
 		t_get_comps(&c);
 		begin("wait_comp");
