@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * rwx_post_*: send/write with immediate, send with invalidate, atomics and
- * validated send and receive WR lists.  Same single-WR shape and checks as
- * post.c.
+ * rwx_post_*: send/write with immediate, send with invalidate, UD sends to
+ * a chosen qkey, atomics and validated send and receive WR lists.  Same
+ * single-WR shape and checks as post.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -44,6 +44,48 @@ int rwx_post_send_inv(struct rdma_cm_id *id, void *context, void *addr,
 	};
 
 	return rwxi_post_single(id, &wr, context, addr, length, mr, flags, 1);
+}
+
+/*
+ * UD sends to the caller's qkey (rdma_post_ud_send() uses rdma_cm's
+ * RDMA_UDP_QKEY), plain or with an immediate.
+ */
+static int post_ud(struct rdma_cm_id *id, struct ibv_send_wr *wr,
+		   void *context, void *addr, size_t length,
+		   const struct ibv_mr *mr, int flags, struct ibv_ah *ah,
+		   uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	if (!ah)
+		return rdma_seterrno(EINVAL);
+	wr->wr.ud.ah = ah;
+	wr->wr.ud.remote_qpn = remote_qpn;
+	wr->wr.ud.remote_qkey = remote_qkey;
+	return rwxi_post_single(id, wr, context, addr, length, mr, flags, 1);
+}
+
+int rwx_post_ud_send_qkey(struct rdma_cm_id *id, void *context, void *addr,
+			  size_t length, struct ibv_mr *mr, int flags,
+			  struct ibv_ah *ah, uint32_t remote_qpn,
+			  uint32_t remote_qkey)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND };
+
+	return post_ud(id, &wr, context, addr, length, mr, flags, ah,
+		       remote_qpn, remote_qkey);
+}
+
+int rwx_post_ud_send_imm(struct rdma_cm_id *id, void *context, void *addr,
+			 size_t length, struct ibv_mr *mr, int flags,
+			 struct ibv_ah *ah, uint32_t remote_qpn,
+			 uint32_t remote_qkey, __be32 imm_data)
+{
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.imm_data = imm_data,
+	};
+
+	return post_ud(id, &wr, context, addr, length, mr, flags, ah,
+		       remote_qpn, remote_qkey);
 }
 
 /* Atomics: an MR is mandatory (the old remote value is written back). */

@@ -23,6 +23,40 @@ static void ext_send_imm_fields(void)
 		  EINVAL);
 }
 
+/* UD sends: the caller's AH, QP number and qkey, and the immediate. */
+static void ext_ud_send_fields(void)
+{
+	struct ibv_ah *ah = (struct ibv_ah *)0x5a;
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	F.qp.qp_type = IBV_QPT_UD;
+	mr = fake_mr(wbuf, sizeof(words), 3);
+	CHECK_EQ(rwx_post_ud_send_qkey(&F.id, (void *)1, wbuf, 16, &mr, 0, ah,
+				       0x12, 0x1111), 0);
+	CHECK_EQ(rwx_post_ud_send_imm(&F.id, (void *)2, wbuf, 16, &mr, 0, ah,
+				      0x13, 0x2222, htonl(7)), 0);
+	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_SEND);
+	CHECK(F.posted[0].wr.wr.ud.ah == ah);
+	CHECK_EQ(F.posted[0].wr.wr.ud.remote_qpn, 0x12);
+	CHECK_EQ(F.posted[0].wr.wr.ud.remote_qkey, 0x1111);
+	CHECK_EQ(F.posted[0].sge[0].length, 16);
+	CHECK_EQ(F.posted[1].wr.opcode, IBV_WR_SEND_WITH_IMM);
+	CHECK_EQ(ntohl(F.posted[1].wr.imm_data), 7);
+	CHECK_EQ(F.posted[1].wr.wr.ud.remote_qpn, 0x13);
+	CHECK_EQ(F.posted[1].wr.wr.ud.remote_qkey, 0x2222);
+	/* No AH, no id, a buffer outside its MR: nothing posted. */
+	CHECK_ERR(rwx_post_ud_send_qkey(&F.id, NULL, wbuf, 16, &mr, 0, NULL,
+					0x12, 1), EINVAL);
+	CHECK_ERR(rwx_post_ud_send_imm(&F.id, NULL, wbuf, 16, &mr, 0, NULL,
+				       0x12, 1, 0), EINVAL);
+	CHECK_ERR(rwx_post_ud_send_imm(NULL, NULL, wbuf, 16, &mr, 0, ah,
+				       0x12, 1, 0), EINVAL);
+	CHECK_ERR(rwx_post_ud_send_qkey(&F.id, NULL, wbuf + 8, sizeof(words),
+					&mr, 0, ah, 0x12, 1), EINVAL);
+	CHECK_EQ(F.nposted, 2);
+}
+
 static void ext_write_imm_fields(void)
 {
 	struct ibv_mr mr;
@@ -435,6 +469,7 @@ void suite_ext(void)
 	RUN(ext_recv_list_stale_limits);
 	RUN(ext_send_imm_fields);
 	RUN(ext_write_imm_fields);
+	RUN(ext_ud_send_fields);
 	RUN(ext_send_inv_fields);
 	RUN(ext_atomic_alignment);
 	RUN(ext_atomic_length_and_mr);

@@ -123,6 +123,17 @@ RWX_API int rwx_post_write_imm(struct rdma_cm_id *id, void *context,
 RWX_API int rwx_post_send_inv(struct rdma_cm_id *id, void *context,
 			      void *addr, size_t length, struct ibv_mr *mr,
 			      int flags, uint32_t invalidate_rkey);
+/* UD sends to @remote_qkey (rdma_post_ud_send: rdma_cm's RDMA_UDP_QKEY). */
+RWX_API int rwx_post_ud_send_qkey(struct rdma_cm_id *id, void *context,
+				  void *addr, size_t length,
+				  struct ibv_mr *mr, int flags,
+				  struct ibv_ah *ah, uint32_t remote_qpn,
+				  uint32_t remote_qkey);
+RWX_API int rwx_post_ud_send_imm(struct rdma_cm_id *id, void *context,
+				 void *addr, size_t length, struct ibv_mr *mr,
+				 int flags, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey,
+				 __be32 imm_data);
 RWX_API int rwx_post_atomic_fadd(struct rdma_cm_id *id, void *context,
 				 void *addr, size_t length, struct ibv_mr *mr,
 				 int flags, uint64_t remote_addr,

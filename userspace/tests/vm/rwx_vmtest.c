@@ -1933,6 +1933,44 @@ static void t_ud(void)
 		     (setwhy("payload differs"), 0))))
 		goto out;
 
+	/*
+	 * rwx_post_ud_send_imm/_qkey: the immediate arrives; a datagram to
+	 * another qkey is dropped by the receiver (the receive it would have
+	 * taken takes the next one, to the right qkey).
+	 */
+	memset(c.sbuf, 0, 256);
+	r = rdma_post_recv(c.srv, (void *)0x1B1, c.sbuf, GRH + 128, c.smr);
+	r = r ? r : rwx_post_ud_send_imm(c.cli, (void *)0x1B2, c.cbuf, 100,
+					 c.cmr, IBV_SEND_SIGNALED, ah, qpn,
+					 UDP_QKEY, htonl(0x5eed));
+	if (r)
+		setwhy("post: %s", strerror(errno));
+	expect("rwx_post_ud_send_imm: received with its immediate",
+	       !r && one(c.cli, RWX_SEND_CQ, &wc, IBV_WC_SEND, 0x1B2) &&
+	       one(c.srv, RWX_RECV_CQ, &wc, IBV_WC_RECV, 0x1B1) &&
+	       (((wc.wc_flags & IBV_WC_WITH_IMM) &&
+		 ntohl(wc.imm_data) == 0x5eed && wc.byte_len == GRH + 100) ||
+		(setwhy("%s imm %#x", wc_str(&wc), ntohl(wc.imm_data)), 0)));
+	fill(c.cbuf + 0x200, 40, 52);
+	r = rdma_post_recv(c.srv, (void *)0x1B3, c.sbuf, GRH + 128, c.smr);
+	r = r ? r : rwx_post_ud_send_qkey(c.cli, (void *)0x1B4, c.cbuf, 100,
+					  c.cmr, IBV_SEND_SIGNALED, ah, qpn,
+					  UDP_QKEY ^ 0x10);
+	r = r ? r : rwx_post_ud_send_qkey(c.cli, (void *)0x1B5,
+					  c.cbuf + 0x200, 40, c.cmr,
+					  IBV_SEND_SIGNALED, ah, qpn,
+					  UDP_QKEY);
+	if (r)
+		setwhy("post: %s", strerror(errno));
+	expect("rwx_post_ud_send_qkey: another qkey dropped, its own received",
+	       !r && one(c.cli, RWX_SEND_CQ, &wc, IBV_WC_SEND, 0x1B4) &&
+	       one(c.cli, RWX_SEND_CQ, &wc, IBV_WC_SEND, 0x1B5) &&
+	       one(c.srv, RWX_RECV_CQ, &wc, IBV_WC_RECV, 0x1B3) &&
+	       ((wc.byte_len == GRH + 40 &&
+		 !memcmp(c.sbuf + GRH, c.cbuf + 0x200, 40)) ||
+		(setwhy("byte_len %u / payload", wc.byte_len), 0)) &&
+	       quiet(c.srv, RWX_RECV_CQ, 200));
+
 	/* Reply through an AH built from the received completion. */
 	ah2 = ibv_create_ah_from_wc(c.srv->pd, &wc, (void *)c.sbuf,
 				    c.srv->port_num);
