@@ -39,11 +39,11 @@ int rwx_rw_layout(uint32_t max_sge, uint32_t nents, const uint64_t *lens,
 	for (i = 0; i < nwr; i++) {
 		struct rwx_rw_span *s = &spans[i];
 
+		memset(s, 0, sizeof(*s));
 		s->first_sge = i * max_sge;
 		s->nsge = nents - s->first_sge < max_sge ?
 			  nents - s->first_sge : max_sge;
 		s->remote_off = off;
-		s->bytes = 0;
 		for (j = 0; lens && j < s->nsge; j++)
 			s->bytes += lens[s->first_sge + j];
 		off += s->bytes;

@@ -63,9 +63,12 @@ static void rw_layout_edges(void)
 	CHECK_ERR(rwx_rw_layout(0, 5, NULL, NULL, 0), EINVAL);
 	CHECK_ERR(rwx_rw_layout(4, 0, NULL, NULL, 0), EINVAL);
 	CHECK_ERR(rwx_rw_layout(2, 7, NULL, spans, 3), ENOSPC);
+	memset(spans, 0xa5, sizeof(spans));
 	CHECK_EQ(rwx_rw_layout(2, 6, NULL, spans, 3), 3);
 	CHECK_EQ(spans[2].first_sge, 4);
 	CHECK_EQ(spans[2].bytes, 0);	/* no lengths given */
+	CHECK_EQ(spans[2].comp_mask, 0);	/* nothing optional filled in */
+	CHECK_EQ(spans[2].reserved, 0);
 	CHECK_EQ(rwx_rw_layout(UINT32_MAX, UINT32_MAX, NULL, NULL, 0), 1);
 	CHECK_EQ(rwx_rw_layout(1, 1u << 30, NULL, NULL, 0), 1 << 30);
 	CHECK_ERR(rwx_rw_layout(1, UINT32_MAX, NULL, NULL, 0), EOVERFLOW);
@@ -94,10 +97,13 @@ static void rw_ctx_write_split(void)
 	fake_setup(3, 1, 1);	/* WRITE ignores max_sge_rd */
 	mr = fake_mr(area, sizeof(area), 0x42);
 	mk_iov(iov, 7, lens);
+	memset(&ctx, 0xa5, sizeof(ctx));
 	n = rwx_rw_ctx_init(&ctx, &F.qp, iov, 7, &mrs, 1, 0x10000, 0x99,
 			    RWX_RW_WRITE);
 	CHECK_EQ(n, 3);
 	CHECK_EQ(ctx.total_bytes, 280);
+	CHECK_EQ(ctx.comp_mask, 0);	/* nothing optional filled in */
+	CHECK_EQ(ctx.reserved[3], 0);
 	CHECK_EQ(rwx_rw_ctx_post(&ctx, 1234, NULL, NULL), 0);
 	CHECK_EQ(F.post_calls, 1);
 	CHECK_EQ(F.nposted, 3);

@@ -162,12 +162,20 @@ enum rwx_rw_dir {
 	RWX_RW_WRITE,	/* local iov -> remote */
 };
 
+/*
+ * The caller allocates these; their reserved space lets later versions
+ * add fields without a new SONAME.  comp_mask says which of those a call
+ * filled in (none yet: 0).
+ */
+
 /* One WR of a layout: which SGEs it carries and where it lands remotely. */
 struct rwx_rw_span {
 	uint32_t first_sge;
 	uint32_t nsge;
 	uint64_t remote_off;	/* offset from the context's remote_addr */
 	uint64_t bytes;
+	uint32_t comp_mask;
+	uint32_t reserved;
 };
 
 struct rwx_rw_ctx {
@@ -177,6 +185,8 @@ struct rwx_rw_ctx {
 	int nr_wrs;
 	int nr_sges;
 	uint64_t total_bytes;
+	uint64_t comp_mask;
+	uint64_t reserved[4];
 };
 
 RWX_API int rwx_rw_layout(uint32_t max_sge, uint32_t nents,
