@@ -100,6 +100,32 @@ int (*rwxi_query_srq)(struct ibv_srq *srq,
 int (*rwxi_query_device)(struct ibv_context *ctx,
 			 struct ibv_device_attr *attr) = ibv_query_device;
 
+/* ibv_query_port() is a macro: a function for the hook to point at. */
+static int query_port(struct ibv_context *ctx, uint8_t port_num,
+		      struct ibv_port_attr *attr)
+{
+	return ibv_query_port(ctx, port_num, attr);
+}
+
+int (*rwxi_query_port)(struct ibv_context *ctx, uint8_t port_num,
+		       struct ibv_port_attr *attr) = query_port;
+
+/*
+ * The bytes a WR of the QP may move: its port's max_msg_sz (port 1 until
+ * the QP has one).  Only RW contexts need it; where the port does not
+ * tell, 2^31, the largest message InfiniBand defines.
+ */
+static uint32_t port_max_msg_sz(struct ibv_context *ctx, uint8_t port_num)
+{
+	struct ibv_port_attr port;
+
+	memset(&port, 0, sizeof(port));
+	if (rwxi_query_port(ctx, port_num ? port_num : 1, &port) ||
+	    !port.max_msg_sz)
+		return 1u << 31;
+	return port.max_msg_sz;
+}
+
 /* Only RW contexts need it; a failed query just means "no extra limit". */
 static uint32_t device_max_sge_rd(struct ibv_context *ctx)
 {
@@ -122,7 +148,7 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 		return 0;
 	memset(&attr, 0, sizeof(attr));
 	memset(&init, 0, sizeof(init));
-	ret = rwxi_query_qp(qp, &attr, IBV_QP_CAP, &init);
+	ret = rwxi_query_qp(qp, &attr, IBV_QP_CAP | IBV_QP_PORT, &init);
 	if (ret)
 		return ret > 0 ? ret : EIO;
 	caps->max_send_sge = attr.cap.max_send_sge;
@@ -130,6 +156,7 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	caps->max_sge_rd = device_max_sge_rd(qp->context);
 	caps->max_send_wr = attr.cap.max_send_wr;
 	caps->max_inline_data = attr.cap.max_inline_data;
+	caps->max_msg_sz = port_max_msg_sz(qp->context, attr.port_num);
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 	return 0;
 }

@@ -2,6 +2,8 @@
 /*
  * RDMA READ/WRITE context: one local iovec against one contiguous remote
  * range, as a chain of READ or WRITE WRs posted with one ibv_post_send().
+ * No WR carries more SGEs than the QP (and for READs the device) takes,
+ * nor more bytes than its port's max_msg_sz.
  *
  * Zero-length iovec entries are skipped (they move no data and need no
  * MR); an iovec with no data at all is rejected with EINVAL, as is an
@@ -15,16 +17,88 @@
 
 #include "rwx_internal.h"
 
+/*
+ * The planner: entries in order, each cut into SGEs of at most max_piece
+ * bytes, packed into WRs of at most max_sge SGEs and max_wr_bytes bytes
+ * (a limit of 0: none), consecutive in the remote range.  With spans or
+ * sges NULL it only counts.  rwx_rw_layout() walks it with no byte limits
+ * (an SGE an entry); the context with the SGE's 32-bit length and the
+ * port's max_msg_sz.
+ */
+struct walk {
+	uint32_t max_sge;
+	uint64_t max_wr_bytes;
+	uint64_t max_piece;
+	struct rwx_rw_span *spans;
+	struct ibv_sge *sges;
+	uint64_t nsge, nwr;	/* so far */
+	uint64_t off;		/* remote offset of the next byte */
+	uint32_t wr_sges;	/* the open WR's SGEs and bytes */
+	uint64_t wr_bytes;
+};
+
+/* Open a WR unless the open one has room for another SGE. */
+static void walk_open(struct walk *w)
+{
+	if (w->nwr && w->wr_sges < w->max_sge &&
+	    (!w->max_wr_bytes || w->wr_bytes < w->max_wr_bytes))
+		return;
+	if (w->spans) {
+		struct rwx_rw_span *s = &w->spans[w->nwr];
+
+		memset(s, 0, sizeof(*s));
+		s->first_sge = (uint32_t)w->nsge;
+		s->remote_off = w->off;
+	}
+	w->nwr++;
+	w->wr_sges = 0;
+	w->wr_bytes = 0;
+}
+
+/* One entry of @len bytes at @addr: the SGEs the limits cut it into. */
+static void walk_entry(struct walk *w, uint64_t addr, uint64_t len,
+		       uint32_t lkey)
+{
+	do {
+		uint64_t n = len;
+
+		walk_open(w);
+		if (w->max_piece && n > w->max_piece)
+			n = w->max_piece;
+		if (w->max_wr_bytes && n > w->max_wr_bytes - w->wr_bytes)
+			n = w->max_wr_bytes - w->wr_bytes;
+		if (w->sges)
+			w->sges[w->nsge] = (struct ibv_sge){
+				.addr = addr, .length = (uint32_t)n,
+				.lkey = lkey };
+		if (w->spans) {
+			w->spans[w->nwr - 1].nsge++;
+			w->spans[w->nwr - 1].bytes += n;
+		}
+		w->nsge++;
+		w->wr_sges++;
+		w->wr_bytes += n;
+		w->off += n;
+		addr += n;
+		len -= n;
+	} while (len);
+}
+
 int rwx_rw_layout(uint32_t max_sge, uint32_t nents, const uint64_t *lens,
 		  struct rwx_rw_span *spans, uint32_t max_spans)
 {
-	uint64_t nwr, off = 0;
-	uint32_t i, j;
+	struct walk w = { .max_sge = max_sge, .spans = spans };
+	uint64_t nwr;
+	uint32_t i;
 
 	if (!max_sge || !nents) {
 		errno = EINVAL;
 		return -1;
 	}
+	/*
+	 * The walk's count in closed form: with no byte limit nothing is
+	 * cut, and every WR but the last is full.
+	 */
 	nwr = ((uint64_t)nents + max_sge - 1) / max_sge;
 	if (nwr > INT_MAX) {	/* the count is returned as an int */
 		errno = EOVERFLOW;
@@ -36,18 +110,8 @@ int rwx_rw_layout(uint32_t max_sge, uint32_t nents, const uint64_t *lens,
 		errno = ENOSPC;
 		return -1;
 	}
-	for (i = 0; i < nwr; i++) {
-		struct rwx_rw_span *s = &spans[i];
-
-		memset(s, 0, sizeof(*s));
-		s->first_sge = i * max_sge;
-		s->nsge = nents - s->first_sge < max_sge ?
-			  nents - s->first_sge : max_sge;
-		s->remote_off = off;
-		for (j = 0; lens && j < s->nsge; j++)
-			s->bytes += lens[s->first_sge + j];
-		off += s->bytes;
-	}
+	for (i = 0; i < nents; i++)
+		walk_entry(&w, 0, lens ? lens[i] : 0, 0);
 	return (int)nwr;
 }
 
@@ -57,15 +121,15 @@ static struct ibv_mr *mr_of(struct ibv_mr **mrs, int nmrs, int i)
 }
 
 /*
- * Check every non-empty entry against its MR and count them and their
- * bytes.  Returns 0 or a positive errno.
+ * Check every non-empty entry against its MR (an entry may be longer than
+ * an SGE can describe: the walk cuts it) and sum their bytes.  Returns 0
+ * or a positive errno.
  */
 static int scan_iov(const struct iovec *iov, int iovcnt, struct ibv_mr **mrs,
-		    int nmrs, uint32_t *nents, uint64_t *total)
+		    int nmrs, uint64_t *total)
 {
 	int i, ret;
 
-	*nents = 0;
 	*total = 0;
 	for (i = 0; i < iovcnt; i++) {
 		const struct ibv_mr *mr = mr_of(mrs, nmrs, i);
@@ -74,17 +138,16 @@ static int scan_iov(const struct iovec *iov, int iovcnt, struct ibv_mr **mrs,
 			continue;
 		if (!mr)
 			return EINVAL;
-		ret = rwxi_check_buf((uintptr_t)iov[i].iov_base,
-				     iov[i].iov_len, 1, (uintptr_t)mr->addr,
-				     mr->length, 0);
+		ret = rwxi_check_range((uintptr_t)iov[i].iov_base,
+				       iov[i].iov_len, (uintptr_t)mr->addr,
+				       mr->length);
 		if (ret)
 			return ret;
 		if (*total > UINT64_MAX - iov[i].iov_len)
 			return EINVAL;
 		*total += iov[i].iov_len;
-		(*nents)++;
 	}
-	return *nents ? 0 : EINVAL;
+	return *total ? 0 : EINVAL;
 }
 
 static int check_args(const struct rwx_rw_ctx *ctx, const struct ibv_qp *qp,
@@ -98,21 +161,16 @@ static int check_args(const struct rwx_rw_ctx *ctx, const struct ibv_qp *qp,
 	return rwxi_check_rw_qp(qp->qp_type, dir);
 }
 
-/* Compact the non-empty entries into SGEs, remembering their lengths. */
-static void fill_sges(struct ibv_sge *sges, uint64_t *lens,
-		      const struct iovec *iov, int iovcnt,
-		      struct ibv_mr **mrs, int nmrs)
+/* The walk over @iov's non-empty entries. */
+static void walk_iov(struct walk *w, const struct iovec *iov, int iovcnt,
+		     struct ibv_mr **mrs, int nmrs)
 {
-	int i, k = 0;
+	int i;
 
-	for (i = 0; i < iovcnt; i++) {
-		if (!iov[i].iov_len)
-			continue;
-		sges[k].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
-		sges[k].length = (uint32_t)iov[i].iov_len;
-		sges[k].lkey = mr_of(mrs, nmrs, i)->lkey;
-		lens[k++] = iov[i].iov_len;
-	}
+	for (i = 0; i < iovcnt; i++)
+		if (iov[i].iov_len)
+			walk_entry(w, (uintptr_t)iov[i].iov_base,
+				   iov[i].iov_len, mr_of(mrs, nmrs, i)->lkey);
 }
 
 static void fill_wrs(struct rwx_rw_ctx *ctx, const struct rwx_rw_span *spans,
@@ -134,60 +192,66 @@ static void fill_wrs(struct rwx_rw_ctx *ctx, const struct rwx_rw_span *spans,
 	}
 }
 
+/*
+ * The chain: WRs of at most the direction's SGE limit and the port's
+ * max_msg_sz bytes, SGEs of at most 4 GiB - 1 (counted by one walk, then
+ * built by a second).
+ */
 static int build(struct rwx_rw_ctx *ctx, const struct iovec *iov, int iovcnt,
-		 struct ibv_mr **mrs, int nmrs, uint32_t nents,
-		 const struct rwxi_caps *caps, uint64_t remote_addr,
-		 uint32_t rkey, enum rwx_rw_dir dir)
+		 struct ibv_mr **mrs, int nmrs, const struct rwxi_caps *caps,
+		 uint64_t remote_addr, uint32_t rkey, enum rwx_rw_dir dir)
 {
-	uint32_t max_sge = rwxi_rw_max_sge(caps, dir);
-	struct rwx_rw_span *spans = NULL;
-	uint64_t *lens = NULL;
-	int nwr = rwx_rw_layout(max_sge, nents, NULL, NULL, 0);
+	const struct walk limits = {
+		.max_sge = rwxi_rw_max_sge(caps, dir),
+		.max_wr_bytes = caps->max_msg_sz,
+		.max_piece = UINT32_MAX,
+	};
+	struct rwx_rw_span *spans;
+	struct walk w = limits;
 
-	if (nwr < 0)
-		return errno;
+	walk_iov(&w, iov, iovcnt, mrs, nmrs);
+	if (w.nwr > INT_MAX || w.nsge > INT_MAX)
+		return EOVERFLOW;
 	/* A chain the send queue cannot hold could never be posted whole. */
-	if ((uint32_t)nwr > caps->max_send_wr)
+	if (w.nwr > caps->max_send_wr)
 		return ENOSPC;
-	ctx->sges = calloc(nents, sizeof(*ctx->sges));
-	ctx->wrs = calloc((size_t)nwr, sizeof(*ctx->wrs));
-	lens = calloc(nents, sizeof(*lens));
-	spans = calloc((size_t)nwr, sizeof(*spans));
-	if (!ctx->sges || !ctx->wrs || !lens || !spans)
-		goto nomem;
-	fill_sges(ctx->sges, lens, iov, iovcnt, mrs, nmrs);
-	if (rwx_rw_layout(max_sge, nents, lens, spans, (uint32_t)nwr) != nwr)
-		goto nomem;	/* cannot happen: sized above */
-	ctx->nr_wrs = nwr;
-	ctx->nr_sges = (int)nents;
+	ctx->sges = calloc(w.nsge, sizeof(*ctx->sges));
+	ctx->wrs = calloc(w.nwr, sizeof(*ctx->wrs));
+	spans = calloc(w.nwr, sizeof(*spans));
+	if (!ctx->sges || !ctx->wrs || !spans) {
+		free(spans);
+		free(ctx->sges);
+		free(ctx->wrs);
+		return ENOMEM;
+	}
+	w = limits;
+	w.sges = ctx->sges;
+	w.spans = spans;
+	walk_iov(&w, iov, iovcnt, mrs, nmrs);
+	ctx->nr_wrs = (int)w.nwr;
+	ctx->nr_sges = (int)w.nsge;
 	fill_wrs(ctx, spans, remote_addr, rkey, dir);
-	free(lens);
 	free(spans);
 	return 0;
-nomem:
-	free(lens);
-	free(spans);
-	free(ctx->sges);
-	free(ctx->wrs);
-	return ENOMEM;
 }
 
 /* build() on @caps, which must give the direction an SGE. */
 static int build_on(struct rwx_rw_ctx *ctx, const struct iovec *iov,
-		    int iovcnt, struct ibv_mr **mrs, int nmrs, uint32_t nents,
+		    int iovcnt, struct ibv_mr **mrs, int nmrs,
 		    const struct rwxi_caps *caps, uint64_t remote_addr,
 		    uint32_t rkey, enum rwx_rw_dir dir)
 {
 	if (!rwxi_rw_max_sge(caps, dir))
 		return EINVAL;
-	return build(ctx, iov, iovcnt, mrs, nmrs, nents, caps, remote_addr,
-		     rkey, dir);
+	return build(ctx, iov, iovcnt, mrs, nmrs, caps, remote_addr, rkey,
+		     dir);
 }
 
 /*
  * Whether @ctx's chain, built on limits since found stale, still fits
- * @caps: EINVAL if a WR has more SGEs than the QP takes, ENOSPC if the
- * chain is longer than its send queue, else 0.
+ * @caps: EINVAL if a WR has more SGEs than the QP takes or more bytes
+ * than its port's max_msg_sz, ENOSPC if the chain is longer than its send
+ * queue, else 0.
  */
 static int chain_fits(const struct rwx_rw_ctx *ctx,
 		      const struct rwxi_caps *caps)
@@ -195,11 +259,19 @@ static int chain_fits(const struct rwx_rw_ctx *ctx,
 	enum rwx_rw_dir dir = ctx->wrs[0].opcode == IBV_WR_RDMA_READ ?
 			      RWX_RW_READ : RWX_RW_WRITE;
 	uint32_t max_sge = rwxi_rw_max_sge(caps, dir);
-	int i;
+	int i, j;
 
-	for (i = 0; i < ctx->nr_wrs; i++)
-		if ((uint32_t)ctx->wrs[i].num_sge > max_sge)
+	for (i = 0; i < ctx->nr_wrs; i++) {
+		const struct ibv_send_wr *wr = &ctx->wrs[i];
+		uint64_t bytes = 0;
+
+		if ((uint32_t)wr->num_sge > max_sge)
 			return EINVAL;
+		for (j = 0; j < wr->num_sge; j++)
+			bytes += wr->sg_list[j].length;
+		if (caps->max_msg_sz && bytes > caps->max_msg_sz)
+			return EINVAL;
+	}
 	return (uint32_t)ctx->nr_wrs > caps->max_send_wr ? ENOSPC : 0;
 }
 
@@ -209,13 +281,12 @@ int rwx_rw_ctx_init(struct rwx_rw_ctx *ctx, struct ibv_qp *qp,
 		    enum rwx_rw_dir dir)
 {
 	struct rwxi_caps caps;
-	uint32_t nents = 0;
 	uint64_t total = 0;
 	int ret;
 
 	ret = check_args(ctx, qp, iov, iovcnt, mrs, nmrs, dir);
 	if (!ret)
-		ret = scan_iov(iov, iovcnt, mrs, nmrs, &nents, &total);
+		ret = scan_iov(iov, iovcnt, mrs, nmrs, &total);
 	/* The remote range must not wrap around the 64-bit space. */
 	if (!ret && total - 1 > UINT64_MAX - remote_addr)
 		ret = EINVAL;
@@ -226,13 +297,13 @@ int rwx_rw_ctx_init(struct rwx_rw_ctx *ctx, struct ibv_qp *qp,
 	ctx->qp = qp;
 	ctx->total_bytes = total;
 	ret = rwxi_qp_caps(qp, &caps) ?:
-	      build_on(ctx, iov, iovcnt, mrs, nmrs, nents, &caps, remote_addr,
-		       rkey, dir);
+	      build_on(ctx, iov, iovcnt, mrs, nmrs, &caps, remote_addr, rkey,
+		       dir);
 	/* The cached limits are a hint (caps.c): a refusal is decided again. */
 	if (ret == EINVAL || ret == ENOSPC)
 		ret = rwxi_qp_caps_fresh(qp, &caps) ?:
-		      build_on(ctx, iov, iovcnt, mrs, nmrs, nents, &caps,
-			       remote_addr, rkey, dir);
+		      build_on(ctx, iov, iovcnt, mrs, nmrs, &caps, remote_addr,
+			       rkey, dir);
 	if (ret) {
 		memset(ctx, 0, sizeof(*ctx));
 		return rdma_seterrno(ret);

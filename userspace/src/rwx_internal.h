@@ -23,6 +23,7 @@ struct rwxi_caps {
 	uint32_t max_sge_rd;	/* device's READ SGE limit, 0 if unknown */
 	uint32_t max_send_wr;	/* the send queue's depth */
 	uint32_t max_inline_data;	/* bytes a send may carry inline */
+	uint32_t max_msg_sz;	/* bytes a WR may move (its port's), 0: any */
 };
 
 /*
@@ -175,6 +176,8 @@ extern int (*rwxi_query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 extern int (*rwxi_query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 extern int (*rwxi_query_device)(struct ibv_context *ctx,
 				struct ibv_device_attr *attr);
+extern int (*rwxi_query_port)(struct ibv_context *ctx, uint8_t port_num,
+			      struct ibv_port_attr *attr);
 
 /*
  * The send-SGE limit of the QP this thread posted to last, keyed like the

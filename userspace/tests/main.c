@@ -111,8 +111,9 @@ static int fake_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 	(void)init;
 	F.queries++;
-	if (!c || attr_mask != IBV_QP_CAP)
+	if (!c || !(attr_mask & IBV_QP_CAP))
 		return EINVAL;
+	attr->port_num = 1;
 	attr->cap.max_send_sge = c->max_send_sge;
 	attr->cap.max_recv_sge = c->max_recv_sge;
 	attr->cap.max_send_wr = c->max_send_wr;
@@ -144,9 +145,37 @@ static int fake_query_device(struct ibv_context *ctx,
 	return 0;
 }
 
+/* The message limit of the port of the QP queried last: one QP a test. */
+static int fake_query_port(struct ibv_context *ctx, uint8_t port_num,
+			   struct ibv_port_attr *attr)
+{
+	const struct rwxi_caps *c = fake_caps_of(&F.qp);
+
+	(void)ctx;
+	if (port_num != 1)
+		return EINVAL;
+	attr->max_msg_sz = c ? c->max_msg_sz : 0;
+	return 0;
+}
+
+/* A WR over its port's max_msg_sz (0: any). */
+static int fake_msg_over(const struct ibv_qp *qp,
+			 const struct ibv_send_wr *wr)
+{
+	const struct rwxi_caps *c = fake_caps_of(qp);
+	uint64_t len = 0;
+	int i;
+
+	if (!c || !c->max_msg_sz)
+		return 0;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len > c->max_msg_sz;
+}
+
 /*
- * A provider's own checks: more SGEs than the QP takes, or more inline
- * data, fail the post.
+ * A provider's own checks: more SGEs than the QP takes, more inline data,
+ * or a longer message than the port takes, fail the post.
  */
 static int fake_over_limit(const void *obj, int nsge, int recv)
 {
@@ -179,7 +208,7 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	}
 	for (; wr; wr = wr->next) {
 		if (fake_over_limit(qp, wr->num_sge, 0) ||
-		    fake_inline_over(qp, wr)) {
+		    fake_inline_over(qp, wr) || fake_msg_over(qp, wr)) {
 			*bad = wr;
 			return ENOMEM;
 		}
@@ -256,7 +285,7 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_sge_rd)
 {
 	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd,
-				  FAKE_SEND_WR, FAKE_INLINE };
+				  FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
 	static uint32_t qpn = 100;
 
 	fake_teardown();
@@ -288,6 +317,7 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 	rwxi_query_qp = fake_query_qp;
 	rwxi_query_srq = fake_query_srq;
 	rwxi_query_device = fake_query_device;
+	rwxi_query_port = fake_query_port;
 	fake_qp_caps(&F.qp, &caps, 1);
 	fake_srq_caps(&F.srq, max_recv_sge, 0);
 }

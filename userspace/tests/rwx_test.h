@@ -65,6 +65,7 @@ int t_failed_now(void);	/* for loops calling helpers that CHECK */
 #define FAKE_MAX_SGE 64
 #define FAKE_SEND_WR FAKE_MAX_WR	/* the fake QP's send queue depth */
 #define FAKE_INLINE 64			/* and its max_inline_data */
+#define FAKE_MSG UINT32_MAX		/* and its port's max_msg_sz */
 
 struct fake_wr {
 	struct ibv_send_wr wr;		/* copy; next/sg_list not usable */

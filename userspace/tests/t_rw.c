@@ -236,11 +236,6 @@ static void rw_ctx_bad_args(void)
 	iov[0].iov_len = 17;
 	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
 				  RWX_RW_WRITE), EINVAL);
-	/* entry longer than an SGE can describe */
-	iov[0].iov_len = (size_t)UINT32_MAX + 1;
-	mr = fake_mr(area, SIZE_MAX / 2, 1);
-	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 1, &mrs, 1, 0, 1,
-				  RWX_RW_WRITE), EINVAL);
 	/* READ on a UD QP */
 	iov[0].iov_len = 16;
 	F.qp.qp_type = IBV_QPT_UD;
@@ -255,11 +250,112 @@ static void rw_ctx_bad_args(void)
 	CHECK_EQ(F.post_calls, 0);
 }
 
+/*
+ * No WR moves more than its port's max_msg_sz: entries are cut at WR
+ * boundaries, and the WRs' bytes fill each WR to the limit.  The fake
+ * provider fails a WR over the limit, as a device would.
+ */
+static void rw_ctx_split_at_max_msg_sz(void)
+{
+	struct rwxi_caps caps = { 4, 1, 4, FAKE_SEND_WR, FAKE_INLINE, 100 };
+	size_t lens[3] = { 60, 250, 30 };
+	struct ibv_mr mr, *mrs = &mr;
+	struct rwx_rw_ctx ctx;
+	struct iovec iov[3];
+	uint64_t want[4] = { 100, 100, 100, 40 };
+	int i, n;
+
+	fake_setup(4, 1, 4);
+	fake_qp_caps(&F.qp, &caps, 1);
+	mr = fake_mr(area, sizeof(area), 5);
+	mk_iov(iov, 3, lens);
+	n = rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0x8000, 9,
+			    RWX_RW_WRITE);
+	CHECK_EQ(n, 4);
+	CHECK_EQ(ctx.nr_sges, 6);	/* 60+40 | 100 | 100 | 10+30 */
+	for (i = 0; i < n; i++) {
+		uint64_t bytes = 0;
+		int j;
+
+		for (j = 0; j < ctx.wrs[i].num_sge; j++)
+			bytes += ctx.wrs[i].sg_list[j].length;
+		CHECK_EQ(bytes, want[i]);
+		CHECK_EQ(ctx.wrs[i].wr.rdma.remote_addr, 0x8000 + 100 * i);
+	}
+	CHECK_EQ(ctx.sges[1].addr, (uintptr_t)(area + 100));	/* entry 1 */
+	CHECK_EQ(ctx.sges[1].length, 40);
+	CHECK_EQ(ctx.sges[2].addr, (uintptr_t)(area + 140));
+	CHECK_EQ(ctx.sges[4].addr, (uintptr_t)(area + 340));
+	CHECK_EQ(ctx.sges[4].length, 10);
+	CHECK_EQ(rwx_rw_ctx_post(&ctx, 7, NULL, NULL), 0);
+	CHECK_EQ(F.nposted, 4);
+	rwx_rw_ctx_destroy(&ctx);
+
+	/*
+	 * Built on cached limits with no message limit (a destroyed QP's),
+	 * the one WR the provider fails is over the limit queried now:
+	 * EINVAL; built again, it is split.
+	 */
+	caps.max_msg_sz = 0;
+	rwxi_caps_seed(&F.qp, &caps);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0, 9,
+				 RWX_RW_WRITE), 1);
+	CHECK_ERR(rwx_rw_ctx_post(&ctx, 8, NULL, NULL), EINVAL);
+	rwx_rw_ctx_destroy(&ctx);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 3, &mrs, 1, 0, 9,
+				 RWX_RW_WRITE), 4);
+	rwx_rw_ctx_destroy(&ctx);
+	CHECK_EQ(F.nposted, 4);
+}
+
+/*
+ * An entry over 4 GiB is cut into SGEs of at most 4 GiB - 1 (an SGE's
+ * length is 32 bits); a port's max_msg_sz cuts it into WRs too.  The
+ * memory is never touched: the fake provider only records the SGEs.
+ */
+static void rw_ctx_entry_over_4g(void)
+{
+	uint64_t len = 3 * (uint64_t)UINT32_MAX + 5, sum = 0;
+	struct rwxi_caps caps = { 8, 1, 8, FAKE_SEND_WR, FAKE_INLINE, 0 };
+	struct ibv_mr mr, *mrs = &mr;
+	struct rwx_rw_ctx ctx;
+	struct iovec iov;
+	int i;
+
+	if (sizeof(size_t) < 8)
+		return;
+	fake_setup(8, 1, 8);
+	caps.max_msg_sz = UINT32_MAX;
+	fake_qp_caps(&F.qp, &caps, 1);
+	mr = fake_mr(area, SIZE_MAX / 2, 1);
+	iov.iov_base = area;
+	iov.iov_len = (size_t)len;
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, &iov, 1, &mrs, 1, 0, 1,
+				 RWX_RW_READ), 4);
+	CHECK_EQ(ctx.nr_sges, 4);
+	for (i = 0; i < ctx.nr_sges; i++) {
+		CHECK_EQ(ctx.sges[i].addr,
+			 (uintptr_t)area + (uint64_t)UINT32_MAX * i);
+		sum += ctx.sges[i].length;
+	}
+	CHECK_EQ(ctx.sges[3].length, 5);
+	CHECK_EQ(sum, len);
+	CHECK_EQ(ctx.wrs[3].wr.rdma.remote_addr, 3 * (uint64_t)UINT32_MAX);
+	rwx_rw_ctx_destroy(&ctx);
+	/* With no message limit below 2^32 they share WRs: 1 WR, 4 SGEs. */
+	caps.max_msg_sz = 0;
+	fake_qp_caps(&F.qp, &caps, 1);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, &iov, 1, &mrs, 1, 0, 1,
+				 RWX_RW_READ), 1);
+	CHECK_EQ(ctx.wrs[0].num_sge, 4);
+	rwx_rw_ctx_destroy(&ctx);
+}
+
 /* A chain longer than the send queue is deep is refused, nothing kept. */
 static void rw_ctx_chain_over_send_queue(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps caps = { 1, 1, 1, 2, FAKE_INLINE };  /* 1 SGE a WR, 2 WRs */
+	struct rwxi_caps caps = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG };  /* 1 SGE a WR, 2 WRs */
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -314,9 +410,9 @@ static void rw_ctx_chain_carries_signal(void)
 static void rw_ctx_stale_limits(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps shallow = { 1, 1, 1, 2, FAKE_INLINE };
-	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE };
-	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR, FAKE_INLINE };
+	struct rwxi_caps shallow = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -352,6 +448,8 @@ void suite_rw(void)
 	RUN(rw_ctx_per_entry_mrs);
 	RUN(rw_ctx_zero_length_entries_skipped);
 	RUN(rw_ctx_bad_args);
+	RUN(rw_ctx_split_at_max_msg_sz);
+	RUN(rw_ctx_entry_over_4g);
 	RUN(rw_ctx_chain_over_send_queue);
 	RUN(rw_ctx_stale_limits);
 	RUN(rw_ctx_chain_carries_signal);
