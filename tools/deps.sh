@@ -24,7 +24,8 @@ xz-utils zstd rsync gcc make patch util-linux groff-base pkgconf
 nvme-cli fio targetcli-fb open-iscsi dbus-daemon valgrind
 nfs-kernel-server cifs-utils
 debhelper dh-dkms dkms lintian
-trace-cmd linux-perf bpftrace"
+trace-cmd linux-perf bpftrace
+clang libclang-rt-14-dev"
 
 # ksmbd-tools from bookworm-backports (3.5.2): 6.1.192's ksmbd refuses
 # every share reply of bookworm's own 3.4.7, which leaves the reply's

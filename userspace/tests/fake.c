@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The fake device: verbs objects whose provider ops record what is posted
+ * and enforce the limits a test gives each QP and SRQ, as a device would.
+ * The unit tests and the post fuzzer (fuzz/) use it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rwx_test.h"
+
+/* ---- fake device ---- */
+struct fake F;
+
+/* The device's limits for each QP and SRQ of a test (fake_qp_caps()). */
+#define FAKE_OBJS 8
+static struct {
+	const void *obj;
+	struct rwxi_caps caps;
+} fake_objs[FAKE_OBJS];
+
+static struct rwxi_caps *fake_caps_of(const void *obj)
+{
+	int i;
+
+	for (i = 0; i < FAKE_OBJS; i++)
+		if (fake_objs[i].obj == obj)
+			return &fake_objs[i].caps;
+	return NULL;
+}
+
+static void fake_set_caps(const void *obj, const struct rwxi_caps *caps)
+{
+	struct rwxi_caps *c = fake_caps_of(obj);
+	int i;
+
+	for (i = 0; !c && i < FAKE_OBJS; i++)
+		if (!fake_objs[i].obj) {
+			fake_objs[i].obj = obj;
+			c = &fake_objs[i].caps;
+		}
+	if (!c)
+		abort();
+	*c = *caps;
+}
+
+void fake_qp_caps(struct ibv_qp *qp, const struct rwxi_caps *caps,
+		  int cached)
+{
+	fake_set_caps(qp, caps);
+	if (cached)
+		rwxi_caps_seed(qp, caps);
+}
+
+void fake_srq_caps(struct ibv_srq *srq, uint32_t max_sge, int cached)
+{
+	struct rwxi_caps caps = { .max_recv_sge = max_sge };
+
+	fake_set_caps(srq, &caps);
+	if (cached)
+		rwxi_caps_seed_srq(srq, max_sge);
+}
+
+static int fake_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init)
+{
+	const struct rwxi_caps *c = fake_caps_of(qp);
+
+	(void)init;
+	F.queries++;
+	if (!c || !(attr_mask & IBV_QP_CAP))
+		return EINVAL;
+	attr->port_num = 1;
+	attr->cap.max_send_sge = c->max_send_sge;
+	attr->cap.max_recv_sge = c->max_recv_sge;
+	attr->cap.max_send_wr = c->max_send_wr;
+	attr->cap.max_inline_data = c->max_inline_data;
+	return 0;
+}
+
+static int fake_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	const struct rwxi_caps *c = fake_caps_of(srq);
+
+	F.queries++;
+	if (!c)
+		return EINVAL;
+	attr->max_sge = c->max_recv_sge;
+	return 0;
+}
+
+/* The READ limit of the device of the QP queried last: one QP a test. */
+static int fake_query_device(struct ibv_context *ctx,
+			     struct ibv_device_attr *attr)
+{
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < FAKE_OBJS; i++)
+		if (fake_objs[i].obj == &F.qp)
+			attr->max_sge_rd = (int)fake_objs[i].caps.max_sge_rd;
+	return 0;
+}
+
+/* The message limit of the port of the QP queried last: one QP a test. */
+static int fake_query_port(struct ibv_context *ctx, uint8_t port_num,
+			   struct ibv_port_attr *attr)
+{
+	const struct rwxi_caps *c = fake_caps_of(&F.qp);
+
+	(void)ctx;
+	if (port_num != 1)
+		return EINVAL;
+	attr->max_msg_sz = c ? c->max_msg_sz : 0;
+	return 0;
+}
+
+/* A WR over its port's max_msg_sz (0: any). */
+static int fake_msg_over(const struct ibv_qp *qp,
+			 const struct ibv_send_wr *wr)
+{
+	const struct rwxi_caps *c = fake_caps_of(qp);
+	uint64_t len = 0;
+	int i;
+
+	if (!c || !c->max_msg_sz)
+		return 0;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len > c->max_msg_sz;
+}
+
+/*
+ * A provider's own checks: more SGEs than the QP takes, more inline data,
+ * or a longer message than the port takes, fail the post.
+ */
+static int fake_over_limit(const void *obj, int nsge, int recv)
+{
+	const struct rwxi_caps *c = fake_caps_of(obj);
+
+	return c && (uint32_t)nsge > (recv ? c->max_recv_sge : c->max_send_sge);
+}
+
+static int fake_inline_over(const struct ibv_qp *qp,
+			    const struct ibv_send_wr *wr)
+{
+	const struct rwxi_caps *c = fake_caps_of(qp);
+	uint64_t len = 0;
+	int i;
+
+	if (!c || !(wr->send_flags & IBV_SEND_INLINE))
+		return 0;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len > c->max_inline_data;
+}
+
+static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad)
+{
+	F.post_calls++;
+	if (F.post_ret) {
+		*bad = wr;
+		return F.post_ret;
+	}
+	for (; wr; wr = wr->next) {
+		if (fake_over_limit(qp, wr->num_sge, 0) ||
+		    fake_inline_over(qp, wr) || fake_msg_over(qp, wr)) {
+			*bad = wr;
+			return ENOMEM;
+		}
+		struct fake_wr *f = &F.posted[F.nposted++];
+		int i;
+
+		if (F.nposted > FAKE_MAX_WR || wr->num_sge > FAKE_MAX_SGE)
+			abort();
+		f->wr = *wr;
+		for (i = 0; i < wr->num_sge; i++)
+			f->sge[i] = wr->sg_list[i];
+	}
+	return 0;
+}
+
+static int record_recv(const void *obj, struct ibv_recv_wr *wr, int srq,
+		       struct ibv_recv_wr **bad)
+{
+	F.post_calls++;
+	for (; wr; wr = wr->next) {
+		if (fake_over_limit(obj, wr->num_sge, 1)) {
+			*bad = wr;
+			return ENOMEM;
+		}
+		struct fake_wr *f = &F.posted[F.nposted++];
+		int i;
+
+		if (F.nposted > FAKE_MAX_WR || wr->num_sge > FAKE_MAX_SGE)
+			abort();
+		f->was_recv = 1;
+		f->to_srq = srq;
+		f->wr.wr_id = wr->wr_id;
+		f->wr.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++)
+			f->sge[i] = wr->sg_list[i];
+	}
+	return 0;
+}
+
+static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
+{
+	return record_recv(qp, wr, 0, bad);
+}
+
+static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad)
+{
+	return record_recv(srq, wr, 1, bad);
+}
+
+static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	int i;
+
+	(void)cq;
+	F.poll_calls++;
+	for (i = 0; i < n && i < F.nwcs; i++)
+		wc[i] = F.wcs[i];
+	memmove(F.wcs, F.wcs + i, sizeof(F.wcs[0]) * (size_t)(F.nwcs - i));
+	F.nwcs -= i;
+	return i;
+}
+
+static int fake_req_notify(struct ibv_cq *cq, int solicited)
+{
+	(void)cq;
+	(void)solicited;
+	F.notify_calls++;
+	return 0;
+}
+
+void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
+		uint32_t max_sge_rd)
+{
+	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd,
+				  FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	static uint32_t qpn = 100;
+
+	fake_teardown();
+	F.ctx.ops.post_send = fake_post_send;
+	F.ctx.ops.post_recv = fake_post_recv;
+	F.ctx.ops.post_srq_recv = fake_post_srq_recv;
+	F.ctx.ops.poll_cq = fake_poll_cq;
+	F.ctx.ops.req_notify_cq = fake_req_notify;
+	F.pd.context = &F.ctx;
+	F.qp.context = &F.ctx;
+	F.qp.pd = &F.pd;
+	F.qp.qp_type = IBV_QPT_RC;
+	F.qp.qp_num = qpn++;	/* a "new QP" each test, like the kernel */
+	F.qp.handle = 7;
+	F.srq.context = &F.ctx;
+	F.scq.context = F.rcq.context = &F.ctx;
+	if (pipe(F.pipe_fd))
+		abort();
+	F.sch.context = F.rch.context = &F.ctx;
+	F.sch.fd = F.rch.fd = F.pipe_fd[0];
+	F.id.verbs = &F.ctx;
+	F.id.qp = &F.qp;
+	F.id.pd = &F.pd;
+	F.id.send_cq = &F.scq;
+	F.id.recv_cq = &F.rcq;
+	F.id.send_cq_channel = &F.sch;
+	F.id.recv_cq_channel = &F.rch;
+	F.id.qp_type = IBV_QPT_RC;
+	rwxi_query_qp = fake_query_qp;
+	rwxi_query_srq = fake_query_srq;
+	rwxi_query_device = fake_query_device;
+	rwxi_query_port = fake_query_port;
+	fake_qp_caps(&F.qp, &caps, 1);
+	fake_srq_caps(&F.srq, max_recv_sge, 0);
+}
+
+void fake_teardown(void)
+{
+	if (F.pipe_fd[0] > 0) {
+		close(F.pipe_fd[0]);
+		close(F.pipe_fd[1]);
+	}
+	memset(&F, 0, sizeof(F));
+	memset(fake_objs, 0, sizeof(fake_objs));
+}
+
+struct ibv_mr fake_mr(void *addr, size_t length, uint32_t lkey)
+{
+	struct ibv_mr mr;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.context = &F.ctx;
+	mr.pd = &F.pd;
+	mr.addr = addr;
+	mr.length = length;
+	mr.lkey = lkey;
+	mr.rkey = lkey + 1;
+	return mr;
+}
