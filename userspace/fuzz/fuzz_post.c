@@ -7,8 +7,9 @@
  * (lengths, offsets, SGE counts, flags), or changes the QP's limits with
  * or without the library's cache knowing (a destroyed and re-created
  * QP).  ASan/UBSan watch the library; a call must return 0, or -1 with a
- * documented errno; an RW context never holds more WRs than the send
- * queue takes; everything is freed (LeakSanitizer).
+ * documented errno; an RW context built on the QP's own limits respects
+ * them (WRs, SGEs, bytes a WR), covers its iovec exactly, and posts;
+ * everything is freed (LeakSanitizer).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -41,42 +42,101 @@ static void must_ret(int ret)
 					errno == ENOSPC || errno == EOVERFLOW)));
 }
 
-/* New QP limits from @v: 0-7 SGEs each way, 1-64 WRs, 0-255 inline,
- * max_msg_sz 1 to 2^20.
+/*
+ * The QP's limits, and whether the library's cache holds them too (else
+ * it may hold a destroyed QP's).
+ */
+static struct rwxi_caps caps;
+static int caps_cached;
+
+/*
+ * New QP limits from @v: 0-7 SGEs each way, 1-64 WRs, 0-255 inline,
+ * max_msg_sz 1 to 512.
  */
 static void set_caps(uint32_t v, int cached)
 {
-	struct rwxi_caps c = {
+	caps = (struct rwxi_caps){
 		.max_send_sge = v & 7,
 		.max_recv_sge = (v >> 3) & 7,
 		.max_sge_rd = (v >> 6) & 7,
 		.max_send_wr = 1 + ((v >> 9) & 63),
 		.max_inline_data = (v >> 15) & 255,
-		.max_msg_sz = 1 + ((v >> 23) & 0xfffff),
+		.max_msg_sz = 1 + ((v >> 23) & 0x1ff),
 	};
+	caps_cached = cached;
+	fake_qp_caps(&F.qp, &caps, cached);
+	fake_srq_caps(&F.srq, caps.max_recv_sge, cached);
+}
 
-	fake_qp_caps(&F.qp, &c, cached);
-	fake_srq_caps(&F.srq, c.max_recv_sge, cached);
+/*
+ * A context built on the QP's own limits: at most max_send_wr WRs, each
+ * of the direction's SGE limit and max_msg_sz bytes at most; the SGEs,
+ * in order, are the iov's non-empty entries exactly; the remote
+ * addresses abut.
+ */
+static void check_chain(const struct rwx_rw_ctx *ctx, const struct iovec *iov,
+			int iovcnt, uint64_t remote, int read)
+{
+	uint32_t lim = caps.max_send_sge;
+	uint64_t off = 0, used = 0;
+	int i, j, e = 0;
+
+	if (read && caps.max_sge_rd && caps.max_sge_rd < lim)
+		lim = caps.max_sge_rd;
+	must((uint32_t)ctx->nr_wrs <= caps.max_send_wr);
+	for (i = 0; i < ctx->nr_wrs; i++) {
+		const struct ibv_send_wr *wr = &ctx->wrs[i];
+		uint64_t bytes = 0;
+
+		must(wr->opcode == (read ? IBV_WR_RDMA_READ :
+					   IBV_WR_RDMA_WRITE));
+		must(wr->num_sge >= 1 && (uint32_t)wr->num_sge <= lim);
+		must(wr->wr.rdma.remote_addr == remote + off);
+		must(wr->next == (i + 1 < ctx->nr_wrs ? &ctx->wrs[i + 1] : NULL));
+		for (j = 0; j < wr->num_sge; j++) {
+			const struct ibv_sge *sge = &wr->sg_list[j];
+
+			while (e < iovcnt && !iov[e].iov_len)
+				e++;
+			must(e < iovcnt && sge->lkey == 3);
+			must(sge->addr == (uintptr_t)iov[e].iov_base + used);
+			must(sge->length && used + sge->length <= iov[e].iov_len);
+			used += sge->length;
+			if (used == iov[e].iov_len) {
+				e++;
+				used = 0;
+			}
+			bytes += sge->length;
+		}
+		must(!caps.max_msg_sz || bytes <= caps.max_msg_sz);
+		off += bytes;
+	}
+	while (e < iovcnt && !iov[e].iov_len)
+		e++;
+	must(e == iovcnt);
 }
 
 static int rw_ctx(const struct step *s, struct ibv_mr *mr, struct ibv_sge *sgl)
 {
+	int i, n, ret, read = s->flags & 1, iovcnt = 1 + s->nsge % NSGE;
 	struct iovec iov[NSGE];
 	struct ibv_mr *mrs = mr;
 	struct rwx_rw_ctx ctx;
-	int i, n, ret;
 
 	for (i = 0; i < NSGE; i++) {
 		iov[i].iov_base = (void *)(uintptr_t)sgl[i].addr;
-		iov[i].iov_len = sgl[i].length;
+		iov[i].iov_len = (s->cached >> (i % 8)) & 1 ? 0 : sgl[i].length;
 	}
-	n = rwx_rw_ctx_init(&ctx, &F.qp, iov, 1 + s->nsge % NSGE, &mrs, 1,
-			    s->remote, 7, s->flags & 1 ? RWX_RW_READ :
-							 RWX_RW_WRITE);
+	n = rwx_rw_ctx_init(&ctx, &F.qp, iov, iovcnt, &mrs, 1, s->remote, 7,
+			    read ? RWX_RW_READ : RWX_RW_WRITE);
 	if (n < 0)
 		return n;
 	must(ctx.nr_wrs == n && n >= 1);
+	if (caps_cached)
+		check_chain(&ctx, iov, iovcnt, s->remote, read);
 	ret = rwx_rw_ctx_post(&ctx, 9, NULL, NULL);
+	/* Built on the QP's own limits, the device takes it. */
+	must(!caps_cached || ret == 0);
 	rwx_rw_ctx_destroy(&ctx);
 	return ret;
 }
@@ -156,6 +216,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int i;
 
 	fake_setup(2, 2, 2);
+	caps = (struct rwxi_caps){ 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE,
+				   FAKE_MSG };
+	caps_cached = 1;
 	/* Receives to an SRQ (with or without a QP) where the input says. */
 	if (size && (data[0] & 1))
 		F.id.srq = &F.srq;

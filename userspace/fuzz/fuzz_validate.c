@@ -19,7 +19,8 @@ struct input {
 	uint64_t addr, len, mr_addr, mr_len, remote;
 	uint32_t max_sge, max_inline, max_sge_rd, opcode, flags, qp_type;
 	int32_t nsge;
-	uint8_t have_sgl, have_mr, inline_ok, dir;
+	uint8_t have_sgl, have_mr, inline_ok, dir, have_ptr;
+	uint16_t mss, hdr_sz;
 	struct ibv_sge sge[MAX_SGE];
 };
 
@@ -43,6 +44,55 @@ static int ref_nsge(int nsge, int sgl, uint32_t max_sge)
 	if (nsge < 0 || (nsge > 0 && !sgl))
 		return EINVAL;
 	return (uint32_t)nsge > max_sge ? EINVAL : 0;
+}
+
+/* A send WR (rwxi_check_send_wr), the plain way. */
+static int ref_send(const struct ibv_send_wr *wr, uint32_t max_sge)
+{
+	int inl = !!(wr->send_flags & IBV_SEND_INLINE);
+	const struct ibv_sge *sge = wr->sg_list;
+
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_SEND_WITH_INV:
+		return ref_nsge(wr->num_sge, !!sge, max_sge);
+	case IBV_WR_RDMA_READ:
+		return ref_nsge(wr->num_sge, !!sge, max_sge) || inl ? EINVAL : 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (ref_nsge(wr->num_sge, !!sge, max_sge) || wr->num_sge != 1 ||
+		    inl)
+			return EINVAL;
+		return sge->length == 8 && !(sge->addr % 8) &&
+		       !(wr->wr.atomic.remote_addr % 8) ? 0 : EINVAL;
+	default:
+		return EINVAL;
+	}
+}
+
+/* A list WR (rwxi_check_list_wr), the plain way. */
+static int ref_list(const struct ibv_send_wr *wr, uint32_t max_sge,
+		    uint32_t qp_type)
+{
+	int inl = !!(wr->send_flags & IBV_SEND_INLINE);
+
+	switch (wr->opcode) {
+	case IBV_WR_LOCAL_INV:
+		return wr->num_sge || inl ? EINVAL : 0;
+	case IBV_WR_BIND_MW:
+		return wr->num_sge || inl || !wr->bind_mw.mw ? EINVAL : 0;
+	case IBV_WR_TSO:
+		if (qp_type != IBV_QPT_UD && qp_type != IBV_QPT_RAW_PACKET)
+			return EINVAL;
+		if (!wr->tso.mss || (wr->tso.hdr_sz && !wr->tso.hdr))
+			return EINVAL;
+		return ref_nsge(wr->num_sge, !!wr->sg_list, max_sge);
+	default:
+		return ref_send(wr, max_sge);
+	}
 }
 
 static void scalars(const struct input *in)
@@ -81,25 +131,29 @@ static void wrs(const struct input *in)
 	int i, ret;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.opcode = (enum ibv_wr_opcode)in->opcode;
+	/* Mostly the opcodes there are, now and then any value. */
+	wr.opcode = (enum ibv_wr_opcode)(in->opcode % 16 < 15 ?
+					 in->opcode % 16 : in->opcode);
 	wr.send_flags = in->flags;
 	wr.num_sge = in->nsge;
 	wr.sg_list = in->have_sgl ? (struct ibv_sge *)in->sge : NULL;
-	wr.wr.atomic.remote_addr = in->remote;
 	/* The validators read at most num_sge SGEs of the list. */
 	if (wr.sg_list && (wr.num_sge < 0 || wr.num_sge > MAX_SGE))
 		wr.num_sge = MAX_SGE;
-	ret = rwxi_check_send_wr(&wr, in->max_sge);
-	must(ret == 0 || ret == EINVAL);
-	if (!ret) {
-		must(rwxi_opcode_known(wr.opcode));
-		must(!ref_nsge(wr.num_sge, wr.sg_list != NULL, in->max_sge));
+	if (wr.opcode == IBV_WR_BIND_MW) {
+		wr.bind_mw.mw = in->have_ptr & 1 ? (struct ibv_mw *)in : NULL;
+	} else if (wr.opcode == IBV_WR_TSO) {
+		wr.tso.hdr = in->have_ptr & 1 ? (void *)in : NULL;
+		wr.tso.hdr_sz = in->hdr_sz;
+		wr.tso.mss = in->mss;
+	} else {
+		wr.wr.atomic.remote_addr = in->remote;
 	}
+	ret = rwxi_check_send_wr(&wr, in->max_sge);
+	must(ret == ref_send(&wr, in->max_sge));
 	ret = rwxi_check_list_wr(&wr, in->max_sge,
 				 (enum ibv_qp_type)in->qp_type);
-	must(ret == 0 || ret == EINVAL);
-	if (!ret && wr.num_sge > 0)
-		must((uint32_t)wr.num_sge <= in->max_sge && wr.sg_list);
+	must(ret == ref_list(&wr, in->max_sge, in->qp_type));
 	if (wr.sg_list && wr.num_sge >= 0) {
 		for (i = 0; i < wr.num_sge; i++)
 			bytes += wr.sg_list[i].length;
@@ -113,10 +167,9 @@ static void wrs(const struct input *in)
 		must(n <= in->max_sge_rd);
 	must(n == in->max_sge || (dir == RWX_RW_READ && n == in->max_sge_rd));
 	ret = rwxi_check_rw_qp((enum ibv_qp_type)in->qp_type, dir);
-	must(ret == 0 || ret == EINVAL);
-	if (!ret)
-		must(in->qp_type == IBV_QPT_RC ||
-		     (dir == RWX_RW_WRITE && in->qp_type == IBV_QPT_UC));
+	must(ret == ((in->qp_type == IBV_QPT_RC && dir != 2) ||
+		     (in->qp_type == IBV_QPT_UC && dir == RWX_RW_WRITE) ?
+		     0 : EINVAL));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -128,6 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&in, 0, sizeof(in));
 	memcpy(&in, data, size < sizeof(in) ? size : sizeof(in));
 	in.have_sgl &= 1;
+	in.qp_type %= 16;	/* mostly the QP types there are */
 	in.have_mr &= 1;
 	in.inline_ok &= 1;
 	scalars(&in);

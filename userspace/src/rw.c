@@ -29,6 +29,7 @@ struct walk {
 	uint32_t max_sge;
 	uint64_t max_wr_bytes;
 	uint64_t max_piece;
+	uint64_t max_wrs;	/* a walk past it stops there (0: none) */
 	struct rwx_rw_span *spans;
 	struct ibv_sge *sges;
 	uint64_t nsge, nwr;	/* so far */
@@ -55,7 +56,11 @@ static void walk_open(struct walk *w)
 	w->wr_bytes = 0;
 }
 
-/* One entry of @len bytes at @addr: the SGEs the limits cut it into. */
+/*
+ * One entry of @len bytes at @addr: the SGEs the limits cut it into, or
+ * as many as fit before the walk passes max_wrs (an entry an MR covers
+ * may be huge: an implicit ODP MR covers everything).
+ */
 static void walk_entry(struct walk *w, uint64_t addr, uint64_t len,
 		       uint32_t lkey)
 {
@@ -63,6 +68,8 @@ static void walk_entry(struct walk *w, uint64_t addr, uint64_t len,
 		uint64_t n = len;
 
 		walk_open(w);
+		if (w->max_wrs && w->nwr > w->max_wrs)
+			return;
 		if (w->max_piece && n > w->max_piece)
 			n = w->max_piece;
 		if (w->max_wr_bytes && n > w->max_wr_bytes - w->wr_bytes)
@@ -167,7 +174,7 @@ static void walk_iov(struct walk *w, const struct iovec *iov, int iovcnt,
 {
 	int i;
 
-	for (i = 0; i < iovcnt; i++)
+	for (i = 0; i < iovcnt && !(w->max_wrs && w->nwr > w->max_wrs); i++)
 		if (iov[i].iov_len)
 			walk_entry(w, (uintptr_t)iov[i].iov_base,
 				   iov[i].iov_len, mr_of(mrs, nmrs, i)->lkey);
@@ -201,20 +208,21 @@ static int build(struct rwx_rw_ctx *ctx, const struct iovec *iov, int iovcnt,
 		 struct ibv_mr **mrs, int nmrs, const struct rwxi_caps *caps,
 		 uint64_t remote_addr, uint32_t rkey, enum rwx_rw_dir dir)
 {
+	/* A chain the send queue cannot hold could never be posted whole. */
 	const struct walk limits = {
 		.max_sge = rwxi_rw_max_sge(caps, dir),
 		.max_wr_bytes = caps->max_msg_sz,
 		.max_piece = UINT32_MAX,
+		.max_wrs = caps->max_send_wr,
 	};
 	struct rwx_rw_span *spans;
 	struct walk w = limits;
 
 	walk_iov(&w, iov, iovcnt, mrs, nmrs);
-	if (w.nwr > INT_MAX || w.nsge > INT_MAX)
-		return EOVERFLOW;
-	/* A chain the send queue cannot hold could never be posted whole. */
 	if (w.nwr > caps->max_send_wr)
 		return ENOSPC;
+	if (w.nwr > INT_MAX || w.nsge > INT_MAX)
+		return EOVERFLOW;
 	ctx->sges = calloc(w.nsge, sizeof(*ctx->sges));
 	ctx->wrs = calloc(w.nwr, sizeof(*ctx->wrs));
 	spans = calloc(w.nwr, sizeof(*spans));

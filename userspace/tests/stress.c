@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Threads posting to many QPs while another destroys and re-creates them
- * underneath, built with ThreadSanitizer (make check: tests/stress_check.sh).
+ * underneath, built with ThreadSanitizer (make check runs it).
  *
  * SLOTS QP slots, each a fake QP with its own SGE limit; a slot's mutex
  * is the application's rule that nobody posts to a QP while it is being

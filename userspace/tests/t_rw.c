@@ -342,6 +342,17 @@ static void rw_ctx_entry_over_4g(void)
 	CHECK_EQ(sum, len);
 	CHECK_EQ(ctx.wrs[3].wr.rdma.remote_addr, 3 * (uint64_t)UINT32_MAX);
 	rwx_rw_ctx_destroy(&ctx);
+	/*
+	 * An entry far longer than the send queue's WRs can carry is
+	 * refused (ENOSPC) without walking all of it: 2^46 bytes at 2^31 a
+	 * WR would be 32768 WRs.
+	 */
+	caps.max_msg_sz = 1u << 31;
+	fake_qp_caps(&F.qp, &caps, 1);
+	iov.iov_len = (size_t)1 << 46;
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, &iov, 1, &mrs, 1, 0, 1,
+				  RWX_RW_READ), ENOSPC);
+	iov.iov_len = (size_t)len;
 	/* With no message limit below 2^32 they share WRs: 1 WR, 4 SGEs. */
 	caps.max_msg_sz = 0;
 	fake_qp_caps(&F.qp, &caps, 1);
