@@ -478,18 +478,11 @@ int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
 	return fast_post(qp, &wr, context, &sge, flags);
 }
 
+/* rdma_cm's UD QPs (RDMA_PS_UDP) all have the qkey RDMA_UDP_QKEY. */
 int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr,
 		      size_t length, struct ibv_mr *mr, int flags,
 		      struct ibv_ah *ah, uint32_t remote_qpn)
 {
-	struct ibv_send_wr wr;
-
-	if (!ah || !id)
-		return rdma_seterrno(EINVAL);
-	wr.opcode = IBV_WR_SEND;
-	wr.imm_data = 0;
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = remote_qpn;
-	wr.wr.ud.remote_qkey = RDMA_UDP_QKEY;
-	return post_single(id->qp, &wr, context, addr, length, mr, flags, 1);
+	return rwx_post_ud_send_qkey(id, context, addr, length, mr, flags, ah,
+				     remote_qpn, RDMA_UDP_QKEY);
 }
