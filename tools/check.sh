@@ -225,9 +225,11 @@ declare -A ULP_CHAINS=(
 	# Debian's own ib_srpt and rpcrdma under the live takeover.
 	[takeover-ulps-6.12]="srp:rxe nfs:rxe"
 	[takeover-ulps-6.1]="srp:rxe nfs:rxe"
+	# The debug test kernel's own, unmodified ib_srpt and rpcrdma under it.
+	[takeover-ulps-debug-6.12]="srp:rxe:takeover nfs:rxe:takeover"
 )
 ULP_CHAIN_ORDER="ulps-rxe ulps-rxe-mr ulps-6.1-rxe ulps-6.1-rxe-mr ulps-6.12 ulps-6.1
-takeover-ulps-6.12 takeover-ulps-6.1"
+takeover-ulps-6.12 takeover-ulps-6.1 takeover-ulps-debug-6.12"
 
 # Debian's 6.1 ksmbd (linux-source-6.1 6.1.192) dereferences NULL in
 # opinfo_put() when smb2_open() opens a directory without a v2 lease,
@@ -277,11 +279,13 @@ test_chain_boot() {
 	case $series in
 	6.12) [ "$ulps_test_ok" = 0 ] || return 0
 		ulp_chain_boot "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-			"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" "$@" ;;
+			"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+			-e "RWX_CHAIN_TAKEOVER_MODULE=$RWX_BUILD/mod-test/drivers/takeover/rdma_rwx_takeover.ko" "$@" ;;
 	6.1) [ "$ulps_test61_ok" = 0 ] || return 0
 		ulp_chain_boot "$name" "$KBUILD61/arch/x86/boot/bzImage" "$TEST_INITRD" \
 			"$RWX_BUILD/mod-test-6.1" "$RWX_BUILD/ulps-test-6.1" \
-			-e "RWX_MODROOT=$KBUILD61/modroot" "$@" ;;
+			-e "RWX_MODROOT=$KBUILD61/modroot" \
+			-e "RWX_CHAIN_TAKEOVER_MODULE=$RWX_BUILD/mod-test-6.1/drivers/takeover/rdma_rwx_takeover.ko" "$@" ;;
 	esac
 }
 
@@ -434,24 +438,41 @@ takeover_boot() {
 		-e "RWX_TAKEOVER_MODULE=$ko" \
 		-e "RWX_TAKEOVER_MISMATCH_MODULE=${ko%.ko}-other-ib_core.ko" "$@"
 }
-# The takeover switched off and on TAKEOVER_SWITCHES times at random under
-# a verify load: on the 6.12 debug kernel (KASAN, lockdep, kmemleak,
-# DMA-API debug; ib_core built in) for NVMe-oF on the SGE path and on the
-# MR path (ib_core's force_mr alone: the engine follows it), and for
-# NFS/RDMA in the stock 6.12 chain.  A switch
-# takes 20-30 s on a debug guest of a loaded host (Documentation/takeover.rst).
-TAKEOVER_SWITCHES=4
+# The takeover switched off and on at random under a verify load on the
+# 6.12 debug kernel (KASAN, lockdep, kmemleak, DMA-API debug; ib_core
+# built in), in off-and-on rounds: for NVMe-oF on the MR path (ib_core's
+# force_mr alone: the engine follows it) MR_SWITCHES rounds (50
+# switches), on the SGE path SGE_SWITCHES; for NFS/RDMA NFS_SWITCHES, on
+# that kernel and in the stock 6.12 chain: 82 switches in all.  A switch
+# on the debug kernel takes 10-25 s (Documentation/takeover.rst): 50 on
+# each path would add about 40 minutes of guests.  The debug guests run
+# their two vCPUs in one TCG thread: each switch rewrites over a thousand
+# call sites of the kernel (livepatch's cond_resched() hook), and with a
+# thread per vCPU QEMU 10 ran an int3 already patched away on the other
+# vCPU ("Oops: int3") in one of two debug runs of 50 switches; in one
+# thread it cannot, and two such guests beside each other ran faster.
+# Not the stock kernel's: its switches, under 2 s with a thread per vCPU,
+# took 20-50 s in one, where each of their IPIs waits for the other
+# vCPU's turn (Documentation/takeover.rst).
+MR_SWITCHES=25
+SGE_SWITCHES=8
+NFS_SWITCHES=4
+# takeover_debug_boot NAME SWITCHES [run-vm.sh options]
 takeover_debug_boot() {
-	local name=$1
-	shift
+	local name=$1 switches=$2
+	shift 2
 	[ "$test_mods_ok" = 0 ] || return 0
-	takeover_boot "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$RWX_BUILD/mod-test" -e "RWX_MODROOT=$KBUILD/modroot" \
-		-e "RWX_TAKEOVER_SWITCHES=$TAKEOVER_SWITCHES" "$@"
+	RWX_QEMU_TCG_THREAD=single takeover_boot "$name" "$KBUILD/arch/x86/boot/bzImage" \
+		"$TEST_INITRD" "$RWX_BUILD/mod-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e "RWX_TAKEOVER_SWITCHES=$switches" "$@"
 }
-job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12; }
+job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12 $SGE_SWITCHES; }
+job_takeover_ulps_debug_612() {
+	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.12 6.12 \
+		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES"
+}
 job_takeover_debug_mr_612() {
-	takeover_debug_boot takeover-debug-mr-6.12 -a ib_core.force_mr=1 \
+	takeover_debug_boot takeover-debug-mr-6.12 $MR_SWITCHES -a ib_core.force_mr=1 \
 		-e RWX_EXPECT_PATHS=mr
 }
 job_takeover_612() {	# 180
@@ -478,7 +499,7 @@ takeover_ulp_boots() {
 			-e "RWX_TAKEOVER_MODULE=$mod/drivers/takeover/rdma_rwx_takeover.ko")
 	vm_run "takeover-iser-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/iser.sh" 1200 \
 		"${takeover[@]}"
-	[ "$v" = 6.12 ] && takeover+=(-e "RWX_TAKEOVER_SWITCHES=$TAKEOVER_SWITCHES")
+	[ "$v" = 6.12 ] && takeover+=(-e "RWX_TAKEOVER_SWITCHES=$NFS_SWITCHES")
 	vm_run "takeover-ulps-$v" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/ulp-chain.sh" 2400 \
 		-e "RWX_ULP_RUNS=$(ulp_chain_runs "takeover-ulps-$v")" "${takeover[@]}" \
 		-e SRP_FIO_SIZE=4 -e NFS_FIO_SIZE=4 -e ULP_FIO_SMALL_KB=256 -e ULP_COPY_MB=16
@@ -496,7 +517,7 @@ job_smoke_612() {	# 12
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
-GUEST_JOBS="job_takeover_debug_612 job_takeover_debug_mr_612 job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
+GUEST_JOBS="job_takeover_debug_mr_612 job_takeover_debug_612 job_takeover_ulps_debug_612 job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
 job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
 job_takeover_612 job_takeover_ulps_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61
 job_takeover_ulps_61 job_nvmeof_siw job_nvmeof_rxe

@@ -7,7 +7,10 @@
 # Environment:
 #   RWX_ULP_RUNS       the runs, each ULP:DEV[:FAULT] (ULP srp, nfs or smb;
 #                      DEV rxe; FAULT link-delete or server-stop, the
-#                      script's RWX_FAULT), e.g. "srp:rxe nfs:rxe:server-stop".
+#                      script's RWX_FAULT), e.g. "srp:rxe nfs:rxe:server-stop";
+#                      FAULT "takeover": no fault, the kernel's own ULP on
+#                      the engine through RWX_CHAIN_TAKEOVER_MODULE (nfs:
+#                      switched RWX_CHAIN_TAKEOVER_SWITCHES times under load)
 #                      siw is not run yet: each of the three servers
 #                      listens on any address, siw binds such a listener to
 #                      its netdev, and a connection within one guest
@@ -35,7 +38,14 @@ for item in $RWX_ULP_RUNS; do
 	name="$ulp on ${dev}0${fault:+ ($fault)}"
 	say "--- $name"
 	t=$(usec)
-	if ! RWX_ULP_CHAIN=1 RWX_DEV=$dev RWX_FAULT=$fault bash "$RWX_ROOT/tools/guest/$ulp.sh"; then
+	how=(RWX_FAULT="$fault")
+	if [ "$fault" = takeover ]; then
+		[ -n "${RWX_CHAIN_TAKEOVER_MODULE:-}" ] || die "$item: no RWX_CHAIN_TAKEOVER_MODULE"
+		how=(RWX_FAULT= SRPT_MODULE= RPCRDMA_MODULE= KSMBD_MODULE=
+		     RWX_TAKEOVER_MODULE="$RWX_CHAIN_TAKEOVER_MODULE"
+		     RWX_TAKEOVER_SWITCHES="${RWX_CHAIN_TAKEOVER_SWITCHES:-}")
+	fi
+	if ! env RWX_ULP_CHAIN=1 RWX_DEV="$dev" "${how[@]}" bash "$RWX_ROOT/tools/guest/$ulp.sh"; then
 		echo "ulps: FAILED $name"
 		exit 1
 	fi
