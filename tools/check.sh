@@ -187,7 +187,7 @@ nvmeof_boot() {
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
 nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1
 takeover-debug-6.12 takeover-debug-mr-6.12 takeover-fault-6.1"
-ISER_RUNS="iser-rxe iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1"
+ISER_RUNS="iser-rxe iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1 takeover-iser-debug-6.12"
 # A run not made must not count.
 rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
 	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events*
@@ -225,11 +225,12 @@ declare -A ULP_CHAINS=(
 	# Debian's own ib_srpt and rpcrdma under the live takeover.
 	[takeover-ulps-6.12]="srp:rxe nfs:rxe"
 	[takeover-ulps-6.1]="srp:rxe nfs:rxe"
-	# The debug test kernel's own, unmodified ib_srpt and rpcrdma under it.
+	# The debug test kernels' own, unmodified ib_srpt and rpcrdma under it.
 	[takeover-ulps-debug-6.12]="srp:rxe:takeover nfs:rxe:takeover"
+	[takeover-ulps-debug-6.1]="srp:rxe:takeover nfs:rxe:takeover"
 )
 ULP_CHAIN_ORDER="ulps-rxe ulps-rxe-mr ulps-6.1-rxe ulps-6.1-rxe-mr ulps-6.12 ulps-6.1
-takeover-ulps-6.12 takeover-ulps-6.1 takeover-ulps-debug-6.12"
+takeover-ulps-6.12 takeover-ulps-6.1 takeover-ulps-debug-6.12 takeover-ulps-debug-6.1"
 
 # Debian's 6.1 ksmbd (linux-source-6.1 6.1.192) dereferences NULL in
 # opinfo_put() when smb2_open() opens a directory without a v2 lease,
@@ -330,6 +331,15 @@ job_nvmeof_rxe_mr() {	# 357
 job_iser_rxe() {	# 235
 	iser_boot iser-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e ISER_FIO_SIZE=4
+}
+# The debug test kernel's own, unmodified ib_isert under the takeover.
+job_takeover_iser_debug_612() {
+	[ "$test_mods_ok" = 0 ] || return 0	# recorded as not run
+	vm_run takeover-iser-debug-6.12 "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/iser.sh" 1200 -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_TAKEOVER_MODULE=$RWX_BUILD/mod-test/drivers/takeover/rdma_rwx_takeover.ko" \
 		-e ISER_FIO_SIZE=4
 }
 # The 6.1 force_mr runs give the engine no force_mr: it follows ib_core's
@@ -443,7 +453,7 @@ takeover_boot() {
 # built in), in off-and-on rounds: for NVMe-oF on the MR path (ib_core's
 # force_mr alone: the engine follows it) MR_SWITCHES rounds (50
 # switches), on the SGE path SGE_SWITCHES; for NFS/RDMA NFS_SWITCHES, on
-# that kernel and in the stock 6.12 chain: 82 switches in all.  A switch
+# both debug kernels and in the stock 6.12 chain: 90 switches in all.  A switch
 # on the debug kernel takes 10-25 s (Documentation/takeover.rst): 50 on
 # each path would add about 40 minutes of guests.  The debug guests run
 # their two vCPUs in one TCG thread: each switch rewrites over a thousand
@@ -469,6 +479,11 @@ takeover_debug_boot() {
 job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12 $SGE_SWITCHES; }
 job_takeover_ulps_debug_612() {
 	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.12 6.12 \
+		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES"
+}
+# (6.1's livepatch has no cond_resched() hook: its switches took 5-7 s.)
+job_takeover_ulps_debug_61() {
+	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.1 6.1 \
 		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES"
 }
 job_takeover_debug_mr_612() {
@@ -520,7 +535,7 @@ job_smoke_612() {	# 12
 GUEST_JOBS="job_takeover_debug_mr_612 job_takeover_debug_612 job_takeover_ulps_debug_612 job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
 job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
 job_takeover_612 job_takeover_ulps_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61
-job_takeover_ulps_61 job_nvmeof_siw job_nvmeof_rxe
+job_takeover_ulps_61 job_takeover_ulps_debug_61 job_takeover_iser_debug_612 job_nvmeof_siw job_nvmeof_rxe
 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_takeover_fault_61 job_userspace_vm job_smoke_612
 job_smoke_61"
 
