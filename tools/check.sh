@@ -268,6 +268,7 @@ ulp_chain_boot() {
 	vm_run "$name" "$kernel" "$initrd" "$RWX_ROOT/tools/guest/ulp-chain.sh" 2400 \
 		-e "RWX_ULP_RUNS=$(ulp_chain_runs "$name")" \
 		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_CHAIN_TAKEOVER_MODULE=$mods/drivers/takeover/rdma_rwx_takeover.ko" \
 		-e "SRPT_MODULE=$ulps/ib_srpt/ib_srpt.ko" -e "RPCRDMA_MODULE=$ulps/rpcrdma/rpcrdma.ko" \
 		-e "KSMBD_MODULE=$ulps/ksmbd/ksmbd.ko" -e SRP_FIO_SIZE=4 -e NFS_FIO_SIZE=4 \
 		-e SMB_FIO_SIZE=4 -e ULP_FIO_SMALL_KB=256 -e ULP_COPY_MB=16 "$@"
@@ -280,13 +281,11 @@ test_chain_boot() {
 	case $series in
 	6.12) [ "$ulps_test_ok" = 0 ] || return 0
 		ulp_chain_boot "$name" "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-			"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
-			-e "RWX_CHAIN_TAKEOVER_MODULE=$RWX_BUILD/mod-test/drivers/takeover/rdma_rwx_takeover.ko" "$@" ;;
+			"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" "$@" ;;
 	6.1) [ "$ulps_test61_ok" = 0 ] || return 0
 		ulp_chain_boot "$name" "$KBUILD61/arch/x86/boot/bzImage" "$TEST_INITRD" \
 			"$RWX_BUILD/mod-test-6.1" "$RWX_BUILD/ulps-test-6.1" \
-			-e "RWX_MODROOT=$KBUILD61/modroot" \
-			-e "RWX_CHAIN_TAKEOVER_MODULE=$RWX_BUILD/mod-test-6.1/drivers/takeover/rdma_rwx_takeover.ko" "$@" ;;
+			-e "RWX_MODROOT=$KBUILD61/modroot" "$@" ;;
 	esac
 }
 
