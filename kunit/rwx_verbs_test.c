@@ -2,12 +2,14 @@
 /*
  * KUnit: the ground the engine stands on.  On each test device (rxe0 for
  * RoCE, siw0 for iWARP) create a PD, CQs and two connected RC QPs, and move
- * bytes with plain RDMA WRITE and READ.  If this fails, nothing the engine
- * does can be judged.
+ * bytes with plain RDMA WRITE and READ, and with a fast registration
+ * across retransmissions.  If this fails, nothing the engine does can be
+ * judged.
  */
 
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include "rwx_kunit_compat.h"
 #include "rwx_loopback.h"
@@ -22,6 +24,7 @@ struct rwx_verbs_ctx {
 	u8 *local;		/* client memory */
 	u8 *remote;		/* server memory, reached by the global rkey */
 	u64 local_dma, remote_dma;
+	struct ib_mr *mr;	/* the fast-registration case's */
 };
 
 static int rwx_verbs_init(struct kunit *test)
@@ -49,6 +52,8 @@ static void rwx_verbs_exit(struct kunit *test)
 	struct rwx_verbs_ctx *ctx = test->priv;
 	struct ib_device *device = ctx->conn.device;
 
+	if (ctx->mr)
+		ib_dereg_mr(ctx->mr);
 	if (ctx->local_dma)
 		ib_dma_unmap_single(device, ctx->local_dma, RWX_XFER_LEN,
 				    DMA_BIDIRECTIONAL);
@@ -192,10 +197,179 @@ static void rwx_verbs_read(struct kunit *test)
 			   RWX_XFER_LEN);
 }
 
+/*
+ * rxe's count of retransmission timeouts (device-wide), or -1 on a device
+ * that has none.
+ */
+static s64 rwx_verbs_retransmits(struct ib_device *device, u32 port)
+{
+	struct rdma_hw_stats *stats;
+	s64 count = -1;
+	int i, n;
+
+	if (!device->ops.alloc_hw_port_stats || !device->ops.get_hw_stats)
+		return -1;
+	stats = device->ops.alloc_hw_port_stats(device, port);
+	if (!stats)
+		return -1;
+	n = device->ops.get_hw_stats(device, stats, port, stats->num_counters);
+	for (i = 0; i < n; i++)
+		if (!strcmp(stats->descs[i].name, "completer_retry_err"))
+			count = stats->value[i];
+	rdma_free_hw_stats_struct(stats);
+	return count;
+}
+
+/*
+ * One chain as the engine's MR path posts it, waited for: an RDMA READ of
+ * the target's first half into the local buffer's second half (its
+ * responses take a while: a retransmission timeout rewinds the queue to
+ * it), REG_MR of the local buffer's first page under a new key, an RDMA
+ * WRITE from that MR to the target's last page, LOCAL_INV.
+ */
+static int rwx_verbs_reg_chain(struct kunit *test)
+{
+	struct rwx_verbs_ctx *ctx = test->priv;
+	struct ib_mr *mr = ctx->mr;
+	struct rwx_loopback_wait *read_done, *wait;
+	struct scatterlist sg;
+	struct ib_sge read_sge = {
+		.addr = ctx->local_dma + RWX_XFER_LEN / 2,
+		.length = RWX_XFER_LEN / 2,
+		.lkey = ctx->conn.pd->local_dma_lkey,
+	}, page_sge;
+	struct ib_rdma_wr read = {}, page = {};
+	struct ib_reg_wr reg = {};
+	struct ib_send_wr inv = {};
+	int n;
+
+	read_done = kunit_kzalloc(test, sizeof(*read_done), GFP_KERNEL);
+	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
+	if (!read_done || !wait)
+		return -ENOMEM;
+	rwx_loopback_wait_init(read_done);
+	rwx_loopback_wait_init(wait);
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = ctx->local_dma;
+	sg_dma_len(&sg) = PAGE_SIZE;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+
+	read.wr.opcode = IB_WR_RDMA_READ;
+	read.wr.sg_list = &read_sge;
+	read.wr.num_sge = 1;
+	read.remote_addr = ctx->remote_dma + RWX_GUARD;
+	read.rkey = ctx->conn.pd->unsafe_global_rkey;
+	read.wr.next = &reg.wr;
+
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE;
+	reg.wr.next = &page.wr;
+
+	page_sge.addr = mr->iova;
+	page_sge.length = PAGE_SIZE;
+	page_sge.lkey = mr->lkey;
+	page.wr.opcode = IB_WR_RDMA_WRITE;
+	page.wr.sg_list = &page_sge;
+	page.wr.num_sge = 1;
+	page.remote_addr = read.remote_addr + RWX_XFER_LEN - PAGE_SIZE;
+	page.rkey = read.rkey;
+	page.wr.next = &inv;
+
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.ex.invalidate_rkey = mr->rkey;
+	inv.send_flags = IB_SEND_SIGNALED;
+	/*
+	 * The READ signals on its own: siw may complete the LOCAL_INV before
+	 * the READ's response has landed.  A failed REG_MR or WRITE completes
+	 * too: its error ends the wait.
+	 */
+	read.wr.send_flags = IB_SEND_SIGNALED;
+	read.wr.wr_cqe = &read_done->cqe;
+	reg.wr.wr_cqe = &wait->cqe;
+	page.wr.wr_cqe = &wait->cqe;
+	inv.wr_cqe = &wait->cqe;
+
+	n = ib_post_send(ctx->conn.qp[RWX_CLIENT], &read.wr, NULL);
+	if (n)
+		return n;
+	n = rwx_loopback_wait_for(wait);
+	return rwx_loopback_wait_for(read_done) ?: n;
+}
+
+#define RWX_REG_CHAINS		200	/* at most */
+#define RWX_RETRANSMITS_WANTED	8
+
+/*
+ * A retransmission rewinds the send queue to its oldest unacknowledged
+ * WR; a REG_MR posted after that WR has already taken effect and must not
+ * be executed again (a second REG_MR of a valid MR fails, and the QP with
+ * it).  The engine's MR path and every ULP's initiator post such chains.
+ * A local ACK timeout of one tick makes rxe retransmit; the rounds go on
+ * until it has, RWX_RETRANSMITS_WANTED times.  Debian's rxe (6.1, 6.12)
+ * executes them again: the test kernels carry the fix
+ * (tools/kernel/patches/).  siw (TCP) has no such counter and no
+ * retransmission of its own: there the chains just have to work.
+ */
+static void rwx_verbs_retransmit_reg_mr(struct kunit *test)
+{
+	const struct rwx_test_dev *dev = test->param_value;
+	struct rwx_verbs_ctx *ctx = test->priv;
+	struct rwx_loopback_params params = {
+		.addr = dev->addr,
+		.max_send_wr = 64,
+		.max_send_sge = 16,
+		.ack_timeout = 1,
+	};
+	s64 before, now = -1;
+	int chains = 0, ret = 0;
+
+	rwx_loopback_teardown(&ctx->conn);
+	ctx->setup_ret = rwx_loopback_setup(&ctx->conn, &params);
+	rwx_verbs_ready(test);
+	ctx->mr = ib_alloc_mr(ctx->conn.pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(ctx->mr)) {
+		ret = PTR_ERR(ctx->mr);
+		ctx->mr = NULL;
+		KUNIT_FAIL(test, "ib_alloc_mr: %d", ret);
+		return;
+	}
+	rwx_fill(ctx->local, RWX_XFER_LEN / 2, 3);
+	rwx_fill(ctx->remote, RWX_XFER_LEN + 2 * RWX_GUARD, 5);
+
+	before = rwx_verbs_retransmits(ctx->conn.device, ctx->conn.port_num);
+	while (chains < RWX_REG_CHAINS) {
+		chains++;
+		ret = rwx_verbs_reg_chain(test);
+		now = rwx_verbs_retransmits(ctx->conn.device,
+					    ctx->conn.port_num);
+		if (ret || before < 0 || now - before >= RWX_RETRANSMITS_WANTED)
+			break;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "chain %d on %s (%lld retransmits)",
+			    chains, dev->name, before < 0 ? 0 : now - before);
+	if (before >= 0)
+		KUNIT_EXPECT_GE_MSG(test, now - before,
+				    (s64)RWX_RETRANSMITS_WANTED,
+				    "rxe retransmitted too rarely to test this");
+	kunit_info(test, "%s: %d chains, %lld retransmits\n", dev->name,
+		   chains, before < 0 ? 0 : now - before);
+	KUNIT_EXPECT_MEMEQ(test, ctx->local + RWX_XFER_LEN / 2,
+			   ctx->remote + RWX_GUARD, RWX_XFER_LEN / 2);
+	KUNIT_EXPECT_MEMEQ(test, ctx->remote + RWX_GUARD + RWX_XFER_LEN -
+			   PAGE_SIZE, ctx->local, PAGE_SIZE);
+}
+
 static struct kunit_case rwx_verbs_cases[] = {
 	KUNIT_CASE_PARAM(rwx_verbs_connect, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_verbs_write, rwx_test_dev_gen_params),
 	KUNIT_CASE_PARAM(rwx_verbs_read, rwx_test_dev_gen_params),
+	KUNIT_CASE_PARAM(rwx_verbs_retransmit_reg_mr, rwx_test_dev_gen_params),
 	{}
 };
 

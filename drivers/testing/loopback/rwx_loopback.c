@@ -234,6 +234,13 @@ int rwx_loopback_setup(struct rwx_loopback *conn,
 		return PTR_ERR(id);
 	}
 	conn->id[RWX_CLIENT] = id;
+	if (params->ack_timeout) {
+		ret = rdma_set_ack_timeout(id, params->ack_timeout);
+		if (ret) {
+			conn->error_what = "rdma_set_ack_timeout";
+			return ret;
+		}
+	}
 	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
 				RWX_LOOPBACK_CM_TIMEOUT_MS);
 	if (ret) {

@@ -22,6 +22,9 @@ struct rwx_loopback_params {
 	u32 max_send_sge;		/* clamped to the device's limit */
 	u32 max_rdma_ctxs;		/* > 0 makes core create the QP's MR pool */
 	u32 create_flags;		/* IB_QP_CREATE_*, e.g. INTEGRITY_EN */
+	u8 ack_timeout;			/* > 0: the client's local ACK timeout,
+					 * 4.096 us * 2^n (rdma_set_ack_timeout)
+					 */
 };
 
 enum rwx_loopback_side { RWX_CLIENT, RWX_SERVER, RWX_SIDES };
