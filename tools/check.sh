@@ -186,8 +186,9 @@ nvmeof_boot() {
 }
 NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
 nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1
-takeover-debug-6.12 takeover-debug-mr-6.12 takeover-fault-6.1"
-ISER_RUNS="iser-rxe iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1 takeover-iser-debug-6.12"
+takeover-debug-6.12 takeover-debug-mr-6.12 takeover-debug-6.1 takeover-fault-6.1"
+ISER_RUNS="iser-rxe iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1 takeover-iser-debug-6.12
+takeover-iser-debug-6.1"
 # A run not made must not count.
 rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
 	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events*
@@ -332,15 +333,23 @@ job_iser_rxe() {	# 235
 		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e ISER_FIO_SIZE=4
 }
-# The debug test kernel's own, unmodified ib_isert under the takeover.
-job_takeover_iser_debug_612() {
-	[ "$test_mods_ok" = 0 ] || return 0	# recorded as not run
-	vm_run takeover-iser-debug-6.12 "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$RWX_ROOT/tools/guest/iser.sh" 1200 -e "RWX_MODROOT=$KBUILD/modroot" \
-		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
-		-e "RWX_TAKEOVER_MODULE=$RWX_BUILD/mod-test/drivers/takeover/rdma_rwx_takeover.ko" \
+# takeover_iser_debug_boot SERIES: the SERIES debug test kernel's own,
+# unmodified ib_isert under the takeover.
+takeover_iser_debug_boot() {
+	local series=$1 kbuild mods ok
+	case $series in
+	6.12) kbuild=$KBUILD mods=$RWX_BUILD/mod-test ok=$test_mods_ok ;;
+	6.1) kbuild=$KBUILD61 mods=$RWX_BUILD/mod-test-6.1 ok=$test61_mods_ok ;;
+	esac
+	[ "$ok" = 0 ] || return 0	# recorded as not run
+	vm_run "takeover-iser-debug-$series" "$kbuild/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/iser.sh" 1200 -e "RWX_MODROOT=$kbuild/modroot" \
+		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_TAKEOVER_MODULE=$mods/drivers/takeover/rdma_rwx_takeover.ko" \
 		-e ISER_FIO_SIZE=4
 }
+job_takeover_iser_debug_612() { takeover_iser_debug_boot 6.12; }
+job_takeover_iser_debug_61() { takeover_iser_debug_boot 6.1; }
 # The 6.1 force_mr runs give the engine no force_mr: it follows ib_core's
 # (drivers/rwx/rwx_force_mr.c); the 6.12 ones give it its own.
 job_kunit_force_mr_61() {	# 132
@@ -448,34 +457,43 @@ takeover_boot() {
 		-e "RWX_TAKEOVER_MISMATCH_MODULE=${ko%.ko}-other-ib_core.ko" "$@"
 }
 # The takeover switched off and on at random under a verify load on the
-# 6.12 debug kernel (KASAN, lockdep, kmemleak, DMA-API debug; ib_core
-# built in), in off-and-on rounds: for NVMe-oF on the MR path (ib_core's
-# force_mr alone: the engine follows it) MR_SWITCHES rounds (50
-# switches), on the SGE path SGE_SWITCHES; for NFS/RDMA NFS_SWITCHES, on
-# both debug kernels and in the stock 6.12 chain: 90 switches in all.  A switch
-# on the debug kernel takes 10-25 s (Documentation/takeover.rst): 50 on
-# each path would add about 40 minutes of guests.  The debug guests run
-# their two vCPUs in one TCG thread: each switch rewrites over a thousand
-# call sites of the kernel (livepatch's cond_resched() hook), and with a
-# thread per vCPU QEMU 10 ran an int3 already patched away on the other
-# vCPU ("Oops: int3") in one of two debug runs of 50 switches; in one
-# thread it cannot, and two such guests beside each other ran faster.
-# Not the stock kernel's: its switches, under 2 s with a thread per vCPU,
-# took 20-50 s in one, where each of their IPIs waits for the other
-# vCPU's turn (Documentation/takeover.rst).
+# debug kernels (KASAN, lockdep, kmemleak, DMA-API debug; ib_core built
+# in), in off-and-on rounds of two switches, 50 switches under each load:
+# on 6.12 NVMe-oF on the MR path (ib_core's force_mr alone: the engine
+# follows it), MR_SWITCHES rounds; on 6.1 NVMe-oF on the SGE path and
+# NFS/RDMA, SWITCHES_61 rounds each.  Fewer elsewhere: 6.12's SGE path
+# SGE_SWITCHES, NFS/RDMA on 6.12 (debug and stock) NFS_SWITCHES.  A
+# switch takes 10-25 s on the 6.12 debug kernel under emulation, 5-7 s on
+# 6.1's, whose livepatch has no cond_resched() hook
+# (Documentation/takeover.rst).  The debug guests run their two vCPUs in
+# one TCG thread: on 6.12 each switch rewrites over a thousand call sites
+# of the kernel (livepatch's cond_resched() hook), and with a thread per
+# vCPU QEMU 10 ran an int3 already patched away on the other vCPU ("Oops:
+# int3") in one of two debug runs of 50 switches; in one thread it
+# cannot, and two such guests beside each other ran faster.  Not the
+# stock kernel's: its switches, under 2 s with a thread per vCPU, took
+# 20-50 s in one, where each of their IPIs waits for the other vCPU's
+# turn (Documentation/takeover.rst).
 MR_SWITCHES=25
-SGE_SWITCHES=8
+SGE_SWITCHES=4
 NFS_SWITCHES=4
-# takeover_debug_boot NAME SWITCHES [run-vm.sh options]
+SWITCHES_61=25
+# takeover_debug_boot NAME SERIES SWITCHES [run-vm.sh options]: the
+# SERIES debug test kernel's own nvmet-rdma under the takeover.
 takeover_debug_boot() {
-	local name=$1 switches=$2
-	shift 2
-	[ "$test_mods_ok" = 0 ] || return 0
-	RWX_QEMU_TCG_THREAD=single takeover_boot "$name" "$KBUILD/arch/x86/boot/bzImage" \
-		"$TEST_INITRD" "$RWX_BUILD/mod-test" -e "RWX_MODROOT=$KBUILD/modroot" \
+	local name=$1 series=$2 switches=$3 kbuild mods ok
+	shift 3
+	case $series in
+	6.12) kbuild=$KBUILD mods=$RWX_BUILD/mod-test ok=$test_mods_ok ;;
+	6.1) kbuild=$KBUILD61 mods=$RWX_BUILD/mod-test-6.1 ok=$test61_mods_ok ;;
+	esac
+	[ "$ok" = 0 ] || return 0
+	RWX_QEMU_TCG_THREAD=single takeover_boot "$name" "$kbuild/arch/x86/boot/bzImage" \
+		"$TEST_INITRD" "$mods" -e "RWX_MODROOT=$kbuild/modroot" \
 		-e "RWX_TAKEOVER_SWITCHES=$switches" "$@"
 }
-job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12 $SGE_SWITCHES; }
+job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12 6.12 $SGE_SWITCHES; }
+job_takeover_debug_61() { takeover_debug_boot takeover-debug-6.1 6.1 $SWITCHES_61; }
 job_takeover_ulps_debug_612() {
 	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.12 6.12 \
 		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES"
@@ -483,10 +501,10 @@ job_takeover_ulps_debug_612() {
 # (6.1's livepatch has no cond_resched() hook: its switches took 5-7 s.)
 job_takeover_ulps_debug_61() {
 	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.1 6.1 \
-		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES"
+		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$SWITCHES_61"
 }
 job_takeover_debug_mr_612() {
-	takeover_debug_boot takeover-debug-mr-6.12 $MR_SWITCHES -a ib_core.force_mr=1 \
+	takeover_debug_boot takeover-debug-mr-6.12 6.12 $MR_SWITCHES -a ib_core.force_mr=1 \
 		-e RWX_EXPECT_PATHS=mr
 }
 job_takeover_612() {	# 180
@@ -531,10 +549,10 @@ job_smoke_612() {	# 12
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
-GUEST_JOBS="job_takeover_debug_mr_612 job_takeover_debug_612 job_takeover_ulps_debug_612 job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
+GUEST_JOBS="job_takeover_debug_mr_612 job_takeover_ulps_debug_61 job_takeover_debug_61 job_takeover_ulps_debug_612 job_takeover_debug_612 job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
 job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
 job_takeover_612 job_takeover_ulps_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61
-job_takeover_ulps_61 job_takeover_ulps_debug_61 job_takeover_iser_debug_612 job_nvmeof_siw job_nvmeof_rxe
+job_takeover_ulps_61 job_takeover_iser_debug_612 job_takeover_iser_debug_61 job_nvmeof_siw job_nvmeof_rxe
 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_takeover_fault_61 job_userspace_vm job_smoke_612
 job_smoke_61"
 
