@@ -217,7 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fake_setup(2, 2, 2);
 	caps = (struct rwxi_caps){ 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE,
-				   FAKE_MSG };
+				   FAKE_MSG, 0 };
 	caps_cached = 1;
 	/* Receives to an SRQ (with or without a QP) where the input says. */
 	if (size && (data[0] & 1))

@@ -157,6 +157,7 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	caps->max_send_wr = attr.cap.max_send_wr;
 	caps->max_inline_data = attr.cap.max_inline_data;
 	caps->max_msg_sz = port_max_msg_sz(qp->context, attr.port_num);
+	caps->sq_sig_all = !!init.sq_sig_all;
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 	return 0;
 }

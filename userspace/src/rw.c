@@ -243,13 +243,18 @@ static int build(struct rwx_rw_ctx *ctx, const struct iovec *iov, int iovcnt,
 	return 0;
 }
 
-/* build() on @caps, which must give the direction an SGE. */
+/*
+ * build() on @caps, which must give the direction an SGE and must not
+ * signal every WR: on a QP created with sq_sig_all each WR of the chain
+ * would complete, all with one wr_id, where the context promises one
+ * completion.
+ */
 static int build_on(struct rwx_rw_ctx *ctx, const struct iovec *iov,
 		    int iovcnt, struct ibv_mr **mrs, int nmrs,
 		    const struct rwxi_caps *caps, uint64_t remote_addr,
 		    uint32_t rkey, enum rwx_rw_dir dir)
 {
-	if (!rwxi_rw_max_sge(caps, dir))
+	if (!rwxi_rw_max_sge(caps, dir) || caps->sq_sig_all)
 		return EINVAL;
 	return build(ctx, iov, iovcnt, mrs, nmrs, caps, remote_addr, rkey,
 		     dir);

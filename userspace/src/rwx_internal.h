@@ -24,6 +24,7 @@ struct rwxi_caps {
 	uint32_t max_send_wr;	/* the send queue's depth */
 	uint32_t max_inline_data;	/* bytes a send may carry inline */
 	uint32_t max_msg_sz;	/* bytes a WR may move (its port's), 0: any */
+	uint8_t sq_sig_all;	/* created so: every send WR completes */
 };
 
 /*

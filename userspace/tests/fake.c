@@ -68,10 +68,10 @@ static int fake_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 {
 	const struct rwxi_caps *c = fake_caps_of(qp);
 
-	(void)init;
 	F.queries++;
 	if (!c || !(attr_mask & IBV_QP_CAP))
 		return EINVAL;
+	init->sq_sig_all = c->sq_sig_all;
 	attr->port_num = 1;
 	attr->cap.max_send_sge = c->max_send_sge;
 	attr->cap.max_recv_sge = c->max_recv_sge;
@@ -244,7 +244,7 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_sge_rd)
 {
 	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd,
-				  FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+				  FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
 	static uint32_t qpn = 100;
 
 	fake_teardown();

@@ -335,8 +335,8 @@ static struct ibv_qp two_qps[2] __attribute__((aligned(4096)));
 
 static void post_alternating_qps(void)
 {
-	struct rwxi_caps one = { 1, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG },
-			 none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps one = { 1, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 },
+			 none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
 	struct rdma_cm_id id_a, id_b;
 	struct ibv_mr mr;
 	int i;
@@ -363,7 +363,7 @@ static void post_alternating_qps(void)
 /* New limits seeded for the QP posted to last take effect at once. */
 static void post_seed_replaces_last_qp(void)
 {
-	struct rwxi_caps two = { 2, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps two = { 2, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
 	struct ibv_sge sgl[3];
 
 	fake_setup(4, 4, 4);
@@ -524,7 +524,7 @@ static void post_new_thread_null_qp(void)
 
 static void *seed_fn(void *arg)
 {
-	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
 
 	fake_qp_caps(arg, &none, 1);
 	return NULL;
@@ -597,8 +597,8 @@ static void reg_and_dereg_reject_null(void)
 /* The old QP took fewer SGEs: the new one's post must not be refused. */
 static void post_stale_limits_refuse_nothing(void)
 {
-	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
-	struct rwxi_caps four = { 4, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps four = { 4, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
 	struct ibv_sge sgl[3];
 	struct ibv_mr mr;
 
@@ -625,8 +625,8 @@ static void post_stale_limits_refuse_nothing(void)
  */
 static void post_stale_limits_say_einval(void)
 {
-	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
-	struct rwxi_caps two = { 2, 2, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps two = { 2, 2, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
 	struct ibv_sge sgl[3];
 	struct ibv_mr mr;
 

@@ -257,7 +257,7 @@ static void rw_ctx_bad_args(void)
  */
 static void rw_ctx_split_at_max_msg_sz(void)
 {
-	struct rwxi_caps caps = { 4, 1, 4, FAKE_SEND_WR, FAKE_INLINE, 100 };
+	struct rwxi_caps caps = { 4, 1, 4, FAKE_SEND_WR, FAKE_INLINE, 100, 0 };
 	size_t lens[3] = { 60, 250, 30 };
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -316,7 +316,7 @@ static void rw_ctx_split_at_max_msg_sz(void)
 static void rw_ctx_entry_over_4g(void)
 {
 	uint64_t len = 3 * (uint64_t)UINT32_MAX + 5, sum = 0;
-	struct rwxi_caps caps = { 8, 1, 8, FAKE_SEND_WR, FAKE_INLINE, 0 };
+	struct rwxi_caps caps = { 8, 1, 8, FAKE_SEND_WR, FAKE_INLINE, 0, 0 };
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
 	struct iovec iov;
@@ -366,7 +366,7 @@ static void rw_ctx_entry_over_4g(void)
 static void rw_ctx_chain_over_send_queue(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps caps = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG };  /* 1 SGE a WR, 2 WRs */
+	struct rwxi_caps caps = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG, 0 };  /* 1 SGE a WR, 2 WRs */
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -421,9 +421,9 @@ static void rw_ctx_chain_carries_signal(void)
 static void rw_ctx_stale_limits(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps shallow = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG };
-	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
-	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG };
+	struct rwxi_caps shallow = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -450,6 +450,41 @@ static void rw_ctx_stale_limits(void)
 	rwx_rw_ctx_destroy(&ctx);
 }
 
+/*
+ * On a QP created with sq_sig_all every WR of a chain would complete, each
+ * with the one wr_id: the context refuses it (EINVAL), and decides a
+ * refusal again on the QP's limits queried afresh (a stale entry said so).
+ */
+static void rw_ctx_sq_sig_all_refused(void)
+{
+	size_t lens[2] = { 16, 16 };
+	struct rwxi_caps all = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 1 };
+	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct ibv_mr mr, *mrs = &mr;
+	struct iovec iov[2];
+	struct rwx_rw_ctx ctx;
+
+	fake_setup(1, 1, 1);
+	mk_iov(iov, 2, lens);
+	mr = fake_mr(area, sizeof(area), 1);
+	fake_qp_caps(&F.qp, &all, 1);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 2, &mrs, 1, 0, 1,
+				  RWX_RW_WRITE), EINVAL);
+	CHECK(ctx.wrs == NULL && ctx.sges == NULL);
+	CHECK_ERR(rwx_rw_ctx_init(&ctx, &F.qp, iov, 2, &mrs, 1, 0, 1,
+				  RWX_RW_READ), EINVAL);
+	fake_qp_caps(&F.qp, &all, 1);
+	fake_qp_caps(&F.qp, &one, 0);
+	CHECK_EQ(rwx_rw_ctx_init(&ctx, &F.qp, iov, 2, &mrs, 1, 0, 1,
+				 RWX_RW_WRITE), 2);
+	CHECK_EQ(rwx_rw_ctx_post(&ctx, 3, NULL, NULL), 0);
+	CHECK_EQ(F.nposted, 2);
+	CHECK_EQ(F.posted[0].wr.send_flags, 0);
+	CHECK_EQ(F.posted[1].wr.send_flags, IBV_SEND_SIGNALED);
+	rwx_rw_ctx_destroy(&ctx);
+	CHECK_EQ(F.post_calls, 1);
+}
+
 void suite_rw(void)
 {
 	RUN(rw_layout_many_shapes);
@@ -464,4 +499,5 @@ void suite_rw(void)
 	RUN(rw_ctx_chain_over_send_queue);
 	RUN(rw_ctx_stale_limits);
 	RUN(rw_ctx_chain_carries_signal);
+	RUN(rw_ctx_sq_sig_all_refused);
 }

@@ -292,6 +292,7 @@ struct conn_opt {
 	uint32_t send_sge, recv_sge;
 	int ud;
 	int srq;		/* client receives through an SRQ (max_sge 2) */
+	int sig_all;		/* QPs created with sq_sig_all */
 };
 
 static int getai(int passive, int ud, int port, struct rdma_addrinfo **res)
@@ -321,7 +322,7 @@ static void init_attr(struct ibv_qp_init_attr *a, const struct conn_opt *o)
 	a->cap.max_recv_sge = o->recv_sge;
 	a->cap.max_inline_data = 0;	/* rxe widens SGEs for inline room */
 	a->qp_type = o->ud ? IBV_QPT_UD : IBV_QPT_RC;
-	a->sq_sig_all = 0;
+	a->sq_sig_all = o->sig_all;
 }
 
 static int query_cap(struct rdma_cm_id *id, struct ibv_qp_cap *cap)
@@ -1439,6 +1440,24 @@ static void t_cache(void)
 	conn_close(&c);
 }
 
+/*
+ * A QP created with sq_sig_all, as the device reports it through
+ * ibv_query_qp(): the RW context, which promises one completion, refuses it.
+ */
+static void t_rw_sig_all(void)
+{
+	struct conn_opt o = { .send_sge = 4, .recv_sge = 4, .sig_all = 1 };
+	struct conn c;
+
+	if (conn_open(&c, "rw ctx sq_sig_all", &o))
+		return;
+	expect_einval("rw ctx on an sq_sig_all QP: EINVAL",
+		      rw_count(&c, 2, RWX_RW_WRITE));
+	expect("rw ctx sq_sig_all: nothing posted",
+	       quiet(c.cli, RWX_SEND_CQ, 100));
+	conn_close(&c);
+}
+
 /* ---- item 12: the RW context ------------------------------------------- */
 
 /* Lay out n entries of the given lengths at base with gaps; returns bytes. */
@@ -2197,6 +2216,8 @@ int main(int argc, char **argv)
 	t_srq();
 	begin("caps cache");
 	t_cache();
+	begin("rw ctx sq_sig_all");
+	t_rw_sig_all();
 	for (i = 0; i < sizeof(sges) / sizeof(sges[0]); i++) {
 		begin("rw ctx");
 		t_rw(sges[i]);
