@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/t10-pi.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
 #include <rdma/signature.h>
 #include "rwx_kunit_compat.h"
@@ -880,6 +881,29 @@ static void rwx_tdt_post_checks(struct kunit *test)
  * iWARP: a READ sink must be registered with remote WRITE access; READ
  * with invalidate retires the sink's key once the data is there.
  */
+static int rwx_tdt_cm_handler(struct rdma_cm_id *id,
+			      struct rdma_cm_event *event)
+{
+	return 0;
+}
+
+/*
+ * A wildcard rdma_cm listen reaches every device rdma_cm has taken on: it
+ * must not take on the instance, which has no connection manager.
+ */
+static void rwx_tdt_wildcard_listen(struct kunit *test)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, rwx_tdt_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&any), 0);
+	KUNIT_EXPECT_EQ(test, rdma_listen(id, 1), 0);
+	rdma_destroy_id(id);
+}
+
 static void rwx_tdt_iwarp(struct kunit *test)
 {
 	struct rwx_tdt_env *env = test->priv;
@@ -898,6 +922,8 @@ static void rwx_tdt_iwarp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(env->fx.dev, 1),
 			IB_LINK_LAYER_ETHERNET);
 	KUNIT_EXPECT_EQ(test, env->fx.dev->node_type, RDMA_NODE_RNIC);
+	KUNIT_EXPECT_FALSE(test, rdma_cap_iw_cm(env->fx.dev, 1));
+	rwx_tdt_wildcard_listen(test);
 	get_random_bytes(env->remote, 4096);
 	wr.wr.sg_list = &sge;
 	wr.remote_addr = env->remote_dma;

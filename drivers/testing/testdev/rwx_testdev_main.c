@@ -32,7 +32,8 @@
  * ib_core's MAD, SA and CM clients are not needed (QPs are connected by
  * rwx_testdev_connect()), so the InfiniBand port announces the IB
  * transport (RDMA_CORE_CAP_PROT_IB) without them: they would create SMI
- * and GSI QPs and an SM address handle on the device.  An iWARP port
+ * and GSI QPs and an SM address handle on the device; an iWARP port, the
+ * iWARP protocol without the iWARP CM.  An iWARP port
  * needs a net device for ib_core's port queries and GID table: the
  * instance registers one of its own ("rwxtd<n>"), which is never brought
  * up and drops anything sent to it.  Unregistering it waits for the
@@ -144,7 +145,13 @@ static int rwx_td_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 		return ret;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
-	immutable->core_cap_flags = tdev->caps.iwarp ? RDMA_CORE_PORT_IWARP :
+	/*
+	 * The iWARP protocol without RDMA_CORE_CAP_IW_CM: the instance has no
+	 * connection manager (no iw_* ops), and with the flag rdma_cm would
+	 * take it for one: any wildcard listen would call its missing
+	 * iw_create_listen().
+	 */
+	immutable->core_cap_flags = tdev->caps.iwarp ? RDMA_CORE_CAP_PROT_IWARP :
 						       RDMA_CORE_CAP_PROT_IB;
 	immutable->max_mad_size = 0;
 	return 0;
