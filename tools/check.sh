@@ -147,16 +147,23 @@ STOCK_KERNEL=/boot/vmlinuz-$STOCK_RELEASE
 STOCK_INITRD=$(initramfs_for "$STOCK_RELEASE")
 export STOCK_KERNEL STOCK_INITRD
 
+# test_kernel SERIES (6.12 or 6.1): the SERIES test kernel's build tree,
+# module tree and whether its modules built (0), in the caller's locals
+# tk_kbuild, tk_mods and tk_ok.
+test_kernel() {
+	case $1 in
+	6.12) tk_kbuild=$KBUILD tk_mods=$RWX_BUILD/mod-test tk_ok=$test_mods_ok ;;
+	6.1) tk_kbuild=$KBUILD61 tk_mods=$RWX_BUILD/mod-test-6.1 tk_ok=$test61_mods_ok ;;
+	esac
+}
 # kunit_boot NAME SERIES [run-vm.sh options]: a guest of the SERIES (6.12 or
 # 6.1) test kernel running the engine and the KUnit suites named by
 # RWX_KUNIT_SUITES (module names without _kunit.ko).
 kunit_boot() {
-	local name=$1 series=$2 kbuild M suites="" s
+	local name=$1 tk_kbuild tk_mods tk_ok suites="" s
+	test_kernel "$2"
 	shift 2
-	case $series in
-	6.12) kbuild=$KBUILD M=$RWX_BUILD/mod-test ;;
-	6.1) kbuild=$KBUILD61 M=$RWX_BUILD/mod-test-6.1 ;;
-	esac
+	local kbuild=$tk_kbuild M=$tk_mods
 	for s in $RWX_KUNIT_SUITES; do
 		suites="$suites $M/kunit/${s}_kunit.ko"
 	done
@@ -336,16 +343,13 @@ job_iser_rxe() {	# 235
 # takeover_iser_debug_boot SERIES: the SERIES debug test kernel's own,
 # unmodified ib_isert under the takeover.
 takeover_iser_debug_boot() {
-	local series=$1 kbuild mods ok
-	case $series in
-	6.12) kbuild=$KBUILD mods=$RWX_BUILD/mod-test ok=$test_mods_ok ;;
-	6.1) kbuild=$KBUILD61 mods=$RWX_BUILD/mod-test-6.1 ok=$test61_mods_ok ;;
-	esac
-	[ "$ok" = 0 ] || return 0	# recorded as not run
-	vm_run "takeover-iser-debug-$series" "$kbuild/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$RWX_ROOT/tools/guest/iser.sh" 1200 -e "RWX_MODROOT=$kbuild/modroot" \
-		-e "RWX_ENGINE_MODULE=$mods/drivers/rwx/rdma_rwx.ko" \
-		-e "RWX_TAKEOVER_MODULE=$mods/drivers/takeover/rdma_rwx_takeover.ko" \
+	local series=$1 tk_kbuild tk_mods tk_ok
+	test_kernel "$series"
+	[ "$tk_ok" = 0 ] || return 0	# recorded as not run
+	vm_run "takeover-iser-debug-$series" "$tk_kbuild/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/iser.sh" 1200 -e "RWX_MODROOT=$tk_kbuild/modroot" \
+		-e "RWX_ENGINE_MODULE=$tk_mods/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_TAKEOVER_MODULE=$tk_mods/drivers/takeover/rdma_rwx_takeover.ko" \
 		-e ISER_FIO_SIZE=4
 }
 job_takeover_iser_debug_612() { takeover_iser_debug_boot 6.12; }
@@ -481,15 +485,12 @@ SWITCHES_61=25
 # takeover_debug_boot NAME SERIES SWITCHES [run-vm.sh options]: the
 # SERIES debug test kernel's own nvmet-rdma under the takeover.
 takeover_debug_boot() {
-	local name=$1 series=$2 switches=$3 kbuild mods ok
+	local name=$1 switches=$3 tk_kbuild tk_mods tk_ok
+	test_kernel "$2"
 	shift 3
-	case $series in
-	6.12) kbuild=$KBUILD mods=$RWX_BUILD/mod-test ok=$test_mods_ok ;;
-	6.1) kbuild=$KBUILD61 mods=$RWX_BUILD/mod-test-6.1 ok=$test61_mods_ok ;;
-	esac
-	[ "$ok" = 0 ] || return 0
-	RWX_QEMU_TCG_THREAD=single takeover_boot "$name" "$kbuild/arch/x86/boot/bzImage" \
-		"$TEST_INITRD" "$mods" -e "RWX_MODROOT=$kbuild/modroot" \
+	[ "$tk_ok" = 0 ] || return 0
+	RWX_QEMU_TCG_THREAD=single takeover_boot "$name" "$tk_kbuild/arch/x86/boot/bzImage" \
+		"$TEST_INITRD" "$tk_mods" -e "RWX_MODROOT=$tk_kbuild/modroot" \
 		-e "RWX_TAKEOVER_SWITCHES=$switches" "$@"
 }
 job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12 6.12 $SGE_SWITCHES; }
