@@ -877,10 +877,6 @@ static void rwx_tdt_post_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(env->fx.qp), IB_QPS_RTS);
 }
 
-/*
- * iWARP: a READ sink must be registered with remote WRITE access; READ
- * with invalidate retires the sink's key once the data is there.
- */
 static int rwx_tdt_cm_handler(struct rdma_cm_id *id,
 			      struct rdma_cm_event *event)
 {
@@ -904,6 +900,12 @@ static void rwx_tdt_wildcard_listen(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * iWARP: a READ sink must be registered with remote WRITE access; READ
+ * with invalidate retires the sink's key once the data is there.
+ *
+ * It has no connection manager: rdma_cm leaves it alone.
+ */
 static void rwx_tdt_iwarp(struct kunit *test)
 {
 	struct rwx_tdt_env *env = test->priv;

@@ -310,7 +310,7 @@ static int rwx_verbs_reg_chain(struct kunit *test)
  * WR; a REG_MR posted after that WR has already taken effect and must not
  * be executed again (a second REG_MR of a valid MR fails, and the QP with
  * it).  The engine's MR path and every ULP's initiator post such chains.
- * A local ACK timeout of one tick makes rxe retransmit; the rounds go on
+ * A local ACK timeout of one tick makes rxe retransmit; the chains go on
  * until it has, RWX_RETRANSMITS_WANTED times.  Debian's rxe (6.1, 6.12)
  * executes them again: the test kernels carry the fix
  * (tools/kernel/patches/).  siw (TCP) has no such counter and no
