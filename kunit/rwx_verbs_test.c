@@ -220,6 +220,13 @@ static s64 rwx_verbs_retransmits(struct ib_device *device, u32 port)
 	return count;
 }
 
+/* What a waiter of a failed chain saw. */
+static const char *rwx_verbs_wait_seen(struct rwx_loopback_wait *wait)
+{
+	return completion_done(&wait->done) ? ib_wc_status_msg(wait->status) :
+					      "no completion";
+}
+
 /*
  * One chain as the engine's MR path posts it, waited for: an RDMA READ of
  * the target's first half into the local buffer's second half (its
@@ -231,7 +238,7 @@ static int rwx_verbs_reg_chain(struct kunit *test)
 {
 	struct rwx_verbs_ctx *ctx = test->priv;
 	struct ib_mr *mr = ctx->mr;
-	struct rwx_loopback_wait *read_done, *wait;
+	struct rwx_loopback_wait *read_done, *reg_done, *page_done, *inv_done;
 	struct scatterlist sg;
 	struct ib_sge read_sge = {
 		.addr = ctx->local_dma + RWX_XFER_LEN / 2,
@@ -243,12 +250,14 @@ static int rwx_verbs_reg_chain(struct kunit *test)
 	struct ib_send_wr inv = {};
 	int n;
 
-	read_done = kunit_kzalloc(test, sizeof(*read_done), GFP_KERNEL);
-	wait = kunit_kzalloc(test, sizeof(*wait), GFP_KERNEL);
-	if (!read_done || !wait)
+	read_done = kunit_kcalloc(test, 4, sizeof(*read_done), GFP_KERNEL);
+	if (!read_done)
 		return -ENOMEM;
-	rwx_loopback_wait_init(read_done);
-	rwx_loopback_wait_init(wait);
+	reg_done = read_done + 1;
+	page_done = read_done + 2;
+	inv_done = read_done + 3;
+	for (n = 0; n < 4; n++)
+		rwx_loopback_wait_init(&read_done[n]);
 
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	sg_init_table(&sg, 1);
@@ -287,19 +296,26 @@ static int rwx_verbs_reg_chain(struct kunit *test)
 	/*
 	 * The READ signals on its own: siw may complete the LOCAL_INV before
 	 * the READ's response has landed.  A failed REG_MR or WRITE completes
-	 * too: its error ends the wait.
+	 * too, and the LOCAL_INV then with a flush error: the waits end.
 	 */
 	read.wr.send_flags = IB_SEND_SIGNALED;
 	read.wr.wr_cqe = &read_done->cqe;
-	reg.wr.wr_cqe = &wait->cqe;
-	page.wr.wr_cqe = &wait->cqe;
-	inv.wr_cqe = &wait->cqe;
+	reg.wr.wr_cqe = &reg_done->cqe;
+	page.wr.wr_cqe = &page_done->cqe;
+	inv.wr_cqe = &inv_done->cqe;
 
 	n = ib_post_send(ctx->conn.qp[RWX_CLIENT], &read.wr, NULL);
 	if (n)
 		return n;
-	n = rwx_loopback_wait_for(wait);
-	return rwx_loopback_wait_for(read_done) ?: n;
+	n = rwx_loopback_wait_for(inv_done);
+	n = rwx_loopback_wait_for(read_done) ?: n;
+	if (n)
+		kunit_info(test, "READ %s, REG_MR %s, WRITE %s, LOCAL_INV %s\n",
+			   rwx_verbs_wait_seen(read_done),
+			   rwx_verbs_wait_seen(reg_done),
+			   rwx_verbs_wait_seen(page_done),
+			   rwx_verbs_wait_seen(inv_done));
+	return n;
 }
 
 #define RWX_REG_CHAINS		200	/* at most */

@@ -58,7 +58,7 @@ outdir=$cache/kernel/${series}_$srcver-$key
 
 # The source, unpacked once, with the series' patches applied; .done
 # names the patches it holds.
-unpack_source() {
+unpack_source_locked() {
 	[ -f "$srcdir/.done" ] && [ "$(cat "$srcdir/.done")" = "$patch_stamp" ] && return 0
 	echo "build-test-kernel: unpacking linux-source-$series $srcver" >&2
 	rm -rf "$srcdir" "$srcdir.tmp"
@@ -72,6 +72,17 @@ unpack_source() {
 	done
 	mv "$srcdir.tmp" "$srcdir"
 	echo "$patch_stamp" > "$srcdir/.done"
+}
+# make check builds the kernels while lint and the harness ask for the
+# source: one unpacks, the others wait for it.
+unpack_source() {
+	local rc=0
+	mkdir -p "$cache/src"
+	exec 9> "$srcdir.lock"
+	flock 9
+	unpack_source_locked || rc=$?
+	exec 9>&-
+	return "$rc"
 }
 
 if [ "$source_only" = 1 ]; then

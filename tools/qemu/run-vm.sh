@@ -100,12 +100,14 @@ fi
 # multi-threaded TCG ran code one vCPU had patched on the other stale, an
 # int3 the kernel had already patched away ("Oops: int3", text_poke_bp()),
 # at boot and under livepatch transitions; tools/guest/code-patching.sh,
-# a harness self-test, checks it; 10.0.2 still did it, rarely: in one of
+# a harness self-test, checked it; 10.0.2 still did it, rarely: in one of
 # two 6.12 debug guests each switching the livepatch takeover 50 times
-# (a thousand call sites rewritten a switch).  RWX_QEMU_TCG_THREAD=single
-# runs both vCPUs in one thread, where a write to code invalidates its
-# translations before any vCPU runs again: for the guests that patch code
-# most (tools/check.sh's takeover switching).
+# (a thousand call sites rewritten a switch), and twice in make check's
+# minute of toggled tracepoints.  RWX_QEMU_TCG_THREAD=single runs both
+# vCPUs in one thread, where a write to code invalidates its translations
+# before any vCPU runs again: for the guests that patch code most (every
+# livepatch takeover switching on 6.12, whose switches rewrite the
+# cond_resched() sites, and the self-test).
 # The guard goes to the guest for its hang report (guest-init.sh), but not
 # under -icount: the guest's clock is then not the host's.
 accel="tcg,thread=${RWX_QEMU_TCG_THREAD:-multi}" smp=${RWX_QEMU_SMP:-2} icount=() guard_arg=" rwx_guard=$timeout_s"
