@@ -992,7 +992,7 @@ static void rwx_engine_counters_retired(struct kunit *test)
 	rwx_counters_one_page(test, &total, &nodev, "after the removal");
 
 	rdma_rwx_stats_retire_barrier();
-	next = rwx_testdev_create("rwxcnt%d", &rwx_tdev_sge3_rd2);
+	next = rwx_testdev_create("rwxcnt%d", &rwx_testdev_sge3_rd2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, next);
 	next_dev = rwx_testdev_ibdev(next);
 	ret = rwx_dbg_open(&dbg);

@@ -81,7 +81,7 @@ static const struct rwx_test_dev rwx_smp_tdev = {
 
 /* The second device, which comes and goes meanwhile. */
 static const struct rwx_test_dev rwx_smp_churn_dev = {
-	.name = "tdev-churn", .caps = &rwx_tdev_sge3_rd2,
+	.name = "tdev-churn", .caps = &rwx_testdev_sge3_rd2,
 };
 
 /* What one worker's list is: which kind, and its extent. */

@@ -27,36 +27,12 @@ static const struct rwx_test_dev rwx_test_devs[] = {
 	{ .name = "siw0", .addr = "192.0.2.2" },
 };
 
-/* Test device capability sets: each reaches paths the others do not. */
-static const struct rwx_testdev_caps rwx_tdev_sge1 = {
-	.max_send_sge = 1, .max_sge_rd = 1, .max_fast_reg_page_list_len = 256,
-};
-
-static const struct rwx_testdev_caps rwx_tdev_sge3_rd2 = {
-	.max_send_sge = 3, .max_sge_rd = 2, .max_fast_reg_page_list_len = 64,
-};
-
-static const struct rwx_testdev_caps rwx_tdev_sgl_rd = {
-	.max_send_sge = 32, .max_sge_rd = 30, .max_sgl_rd = 4,
-	.max_fast_reg_page_list_len = 32,
-};
-
-static const struct rwx_testdev_caps rwx_tdev_iwarp = {
-	.iwarp = true, .max_send_sge = 16, .max_sge_rd = 1,
-	.max_fast_reg_page_list_len = 64,
-};
-
-static const struct rwx_testdev_caps rwx_tdev_iwarp_pl8 = {
-	.iwarp = true, .max_send_sge = 2, .max_sge_rd = 2,
-	.max_fast_reg_page_list_len = 8,
-};
-
 static const struct rwx_test_dev rwx_test_tdevs[] = {
-	{ .name = "tdev-sge1", .caps = &rwx_tdev_sge1 },
-	{ .name = "tdev-sge3-rd2", .caps = &rwx_tdev_sge3_rd2 },
-	{ .name = "tdev-sgl-rd4", .caps = &rwx_tdev_sgl_rd },
-	{ .name = "tdev-iwarp", .caps = &rwx_tdev_iwarp },
-	{ .name = "tdev-iwarp-pl8", .caps = &rwx_tdev_iwarp_pl8 },
+	{ .name = "tdev-sge1", .caps = &rwx_testdev_sge1 },
+	{ .name = "tdev-sge3-rd2", .caps = &rwx_testdev_sge3_rd2 },
+	{ .name = "tdev-sgl-rd4", .caps = &rwx_testdev_sgl_rd4 },
+	{ .name = "tdev-iwarp", .caps = &rwx_testdev_iwarp },
+	{ .name = "tdev-iwarp-pl8", .caps = &rwx_testdev_iwarp_pl8 },
 };
 
 static inline void rwx_test_dev_desc(const struct rwx_test_dev *dev,

@@ -1,7 +1,10 @@
 # Guest script: the kernel's NVMe-oF target (nvmet-rdma) serving a
 # memory-backed namespace (null_blk) over one soft RDMA device to the
 # kernel's nvme-rdma host on the same guest, with fio verifying the data.
-#   RWX_DEV=rxe|siw       the device (rxe0 on 192.0.2.1, siw0 on 192.0.2.2)
+#   RWX_DEV=rxe|siw|testdev  the device (rxe0 on 192.0.2.1, siw0 on
+#                         192.0.2.2, the test device rwxr0 on 192.0.2.3 with
+#                         RWX_TESTDEV_MODULE and RWX_TESTDEV_SPEC:
+#                         tools/guest/rdma-setup.sh)
 #   RWX_MODROOT           a modules_install root to bind over /lib/modules
 #                         (the test kernel's own modules); unset: the host's
 #   RWX_ENGINE_MODULE     rdma_rwx.ko (with RWX_ENGINE_PARAMS)
@@ -34,14 +37,15 @@ set -u
 
 dev=${RWX_DEV:-rxe}
 case $dev in
-rxe) addr=192.0.2.1 ;;
-siw) addr=192.0.2.2 ;;
+rxe) addr=192.0.2.1 ibdev=rxe0 ;;
+siw) addr=192.0.2.2 ibdev=siw0 ;;
+testdev) addr=192.0.2.3 ibdev=rwxr0 ;;
 *) nvmeof_fail "unknown RWX_DEV $dev" ;;
 esac
 
 nvmeof_modules || nvmeof_fail "loading modules"
 nvmeof_target_load "${RWX_NVMET_RDMA:-}" || nvmeof_fail "loading nvmet-rdma"
-rdma_setup "$dev" > /dev/null || nvmeof_fail "setting up ${dev}0"
+rdma_setup "$dev" > /dev/null || nvmeof_fail "setting up $ibdev"
 kmemleak_start
 nvmeof_target_up "$addr" || nvmeof_fail "target setup"
 rc=0
@@ -75,15 +79,18 @@ else
 		takeover_served || rc=1
 		takeover_status nvmet_rdma || rc=1
 		# The target's and host's MR pools are made with their QPs.
-		mrs=$(device_mrs "${dev}0")
-		takeover_switch_under_load "$NVMEOF_BDEV" "${dev}0" &&
-			mrs_unchanged "${dev}0" "$mrs" "after the switches" || rc=1
+		mrs=$(device_mrs "$ibdev")
+		takeover_switch_under_load "$NVMEOF_BDEV" "$ibdev" &&
+			mrs_unchanged "$ibdev" "$mrs" "after the switches" || rc=1
 	fi
 	nvmeof_host_disconnect || rc=1
 fi
 
 nvmeof_target_down || rc=1
 nvmeof_modules_unload || rc=1
+if [ "$dev" = testdev ]; then
+	testdev_remove || rc=1
+fi
 kmemleak_check || rc=1
 [ $rc = 0 ] || nvmeof_fail "see above"
 echo "nvmeof: passed"

@@ -21,6 +21,9 @@
  * struct rwx_testdev_caps - what an instance offers
  * @iwarp: iWARP port (RDMA READ sinks must be MRs with REMOTE_WRITE
  *	access; READ with invalidate); else InfiniBand
+ * @roce: a RoCE v2 port on the instance's net device instead, with a GSI
+ *	QP and address handles, so that ib_cm and rdma_cm connect over it
+ *	(both ends on the instance: see rwx_testdev_roce.c)
  * @integrity: integrity handover (IBK_INTEGRITY_HANDOVER): integrity MRs,
  *	IB_QP_CREATE_INTEGRITY_EN QPs, REG_MR_INTEGRITY
  * @max_send_sge: SGEs per send queue WR (RDMA WRITE, SEND)
@@ -40,6 +43,7 @@
  */
 struct rwx_testdev_caps {
 	bool iwarp;
+	bool roce;
 	bool integrity;
 	bool virt_dma;
 	bool dma_merge;
@@ -54,6 +58,50 @@ struct rwx_testdev_caps {
 };
 
 struct rwx_testdev;
+
+/*
+ * Named capability sets, each reaching paths the others do not (the
+ * KUnit suites' test devices, and those rwx_testdev's debugfs creates):
+ * one SGE; three send and two READ SGEs; max_sgl_rd 4; iWARP with one
+ * READ SGE; iWARP with eight-page MRs; integrity handover with mlx5's
+ * limits.
+ */
+static const struct rwx_testdev_caps rwx_testdev_sge1 __maybe_unused = {
+	.max_send_sge = 1, .max_sge_rd = 1, .max_fast_reg_page_list_len = 256,
+};
+
+static const struct rwx_testdev_caps rwx_testdev_sge3_rd2 __maybe_unused = {
+	.max_send_sge = 3, .max_sge_rd = 2, .max_fast_reg_page_list_len = 64,
+};
+
+static const struct rwx_testdev_caps rwx_testdev_sgl_rd4 __maybe_unused = {
+	.max_send_sge = 32, .max_sge_rd = 30, .max_sgl_rd = 4,
+	.max_fast_reg_page_list_len = 32,
+};
+
+static const struct rwx_testdev_caps rwx_testdev_iwarp __maybe_unused = {
+	.iwarp = true, .max_send_sge = 16, .max_sge_rd = 1,
+	.max_fast_reg_page_list_len = 64,
+};
+
+static const struct rwx_testdev_caps rwx_testdev_iwarp_pl8 __maybe_unused = {
+	.iwarp = true, .max_send_sge = 2, .max_sge_rd = 2,
+	.max_fast_reg_page_list_len = 8,
+};
+
+/*
+ * mlx5_ib_query_device(): 30 SGEs (a 512-byte WQE), 2^16 pages a KLM
+ * list (log_max_klm_list_size on ConnectX-4 and later), half that for an
+ * integrity MR.  ULPs cap their MRs at 256 pages (rw.c, nvme-rdma).
+ * MRs: mlx5 has millions; an nvmet-rdma queue with PI takes 2304 (a
+ * context per 30 pages of a 1 MiB I/O, 128 deep, each with an integrity
+ * MR and an MR), so 2^16 here.
+ */
+static const struct rwx_testdev_caps rwx_testdev_mlx5_pi __maybe_unused = {
+	.integrity = true, .max_send_sge = 30, .max_recv_sge = 30,
+	.max_sge_rd = 30, .max_fast_reg_page_list_len = 1 << 16,
+	.max_pi_fast_reg_page_list_len = 1 << 15, .max_mr = 1 << 16,
+};
 
 /*
  * A new registered instance named @name (unique, e.g. "rwxt%d"); ERR_PTR
@@ -88,6 +136,7 @@ void rwx_testdev_flush(struct rwx_testdev *tdev);
 /* Objects alive on the instance, for leak checks. */
 struct rwx_testdev_counts {
 	u32 pds, cqs, qps, mrs;		/* mrs: every kind, DMA MRs included */
+	u32 ahs;
 	u32 valid_mrs;			/* fast-reg/integrity MRs holding a valid key */
 };
 

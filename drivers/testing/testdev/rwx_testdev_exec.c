@@ -38,6 +38,8 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include <rdma/ib_mad.h>
+
 #include "rwx_testdev_internal.h"
 
 /* What a WR does with a local SGE list. */
@@ -479,6 +481,8 @@ static void rwx_td_recv_done(struct rwx_td_exec *ex, struct rwx_td_qp *peer,
 	wc.qp = &peer->ibqp;
 	wc.src_qp = ex->qp->ibqp.qp_num;
 	wc.port_num = 1;
+	if (peer->type == IB_QPT_GSI)
+		rwx_td_roce_wc(&wc, &swqe->ud_sgid);
 	switch (swqe->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
@@ -582,12 +586,31 @@ static enum ib_wc_status rwx_td_do_read(struct rwx_td_exec *ex)
 	return IB_WC_SUCCESS;
 }
 
+/* The data a send WR of @ex's carries: its SGEs, no integrity MR. */
+static enum ib_wc_status rwx_td_send_src(struct rwx_td_exec *ex,
+					 struct rwx_td_cursor *src, u64 *total)
+{
+	const struct rwx_td_swqe *swqe = ex->swqe;
+	struct rwx_td_mr *pi_mr;
+	enum ib_wc_status st;
+
+	st = rwx_td_local_segs(ex->qp, swqe->sge, swqe->num_sge, RWX_TD_SRC,
+			       ex->tdev->src_segs, total, &pi_mr);
+	if (st)
+		return st;
+	if (pi_mr)
+		return IB_WC_LOC_PROT_ERR;
+	*src = (struct rwx_td_cursor){ .segs = ex->tdev->src_segs,
+				       .nsegs = swqe->num_sge };
+	return IB_WC_SUCCESS;
+}
+
 static enum ib_wc_status rwx_td_do_send(struct rwx_td_exec *ex)
 {
 	const struct rwx_td_swqe *swqe = ex->swqe;
 	struct rwx_testdev *tdev = ex->tdev;
-	struct rwx_td_cursor src = { .segs = tdev->src_segs };
 	struct rwx_td_cursor dst = { .segs = tdev->dst_segs };
+	struct rwx_td_cursor src;
 	struct rwx_td_rwqe *rwqe;
 	struct rwx_td_qp *peer;
 	struct rwx_td_mr *pi_mr;
@@ -595,13 +618,9 @@ static enum ib_wc_status rwx_td_do_send(struct rwx_td_exec *ex)
 	u64 total, room;
 	int peer_access;
 
-	st = rwx_td_local_segs(ex->qp, swqe->sge, swqe->num_sge, RWX_TD_SRC,
-			       tdev->src_segs, &total, &pi_mr);
+	st = rwx_td_send_src(ex, &src, &total);
 	if (st)
 		return st;
-	if (pi_mr)
-		return IB_WC_LOC_PROT_ERR;
-	src.nsegs = swqe->num_sge;
 	peer = rwx_td_peer(ex->qp, &peer_access);
 	if (!peer)
 		return IB_WC_RETRY_EXC_ERR;
@@ -632,6 +651,79 @@ static enum ib_wc_status rwx_td_do_send(struct rwx_td_exec *ex)
 		return IB_WC_LOC_PROT_ERR;
 	}
 	rwx_td_recv_done(ex, peer, rwqe, IB_WC_SUCCESS);
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * The QP a datagram of @ex's goes to: a GSI QP of this instance that is
+ * ready, with the Q_Key the datagram carries (the sending QP's own when
+ * the WR's has its high bit set, as ib_mad's do); NULL when none (it is
+ * dropped).
+ */
+static struct rwx_td_qp *rwx_td_ud_peer(const struct rwx_td_exec *ex)
+{
+	const struct rwx_td_swqe *swqe = ex->swqe;
+	u32 qkey = swqe->ud_qkey;
+	struct rwx_td_qp *peer;
+	unsigned long flags;
+	bool ready;
+
+	if (!rwx_td_roce_gid_is_ours(ex->tdev, &swqe->ud_dgid))
+		return NULL;
+	if (qkey & IB_QP_SET_QKEY) {
+		spin_lock_irqsave(&ex->qp->lock, flags);
+		qkey = ex->qp->qkey;
+		spin_unlock_irqrestore(&ex->qp->lock, flags);
+	}
+	peer = xa_load(&ex->tdev->qps, swqe->ud_qpn);
+	if (!peer || peer->type != IB_QPT_GSI)
+		return NULL;
+	spin_lock_irqsave(&peer->lock, flags);
+	ready = (peer->state == IB_QPS_RTR || peer->state == IB_QPS_RTS ||
+		 peer->state == IB_QPS_SQD) && peer->qkey == qkey;
+	spin_unlock_irqrestore(&peer->lock, flags);
+	return ready ? peer : NULL;
+}
+
+/*
+ * A datagram from the GSI QP: the receiver's buffer gets the network
+ * header, then the payload.  Delivered or dropped, the send succeeds, as
+ * on a wire; a receive too small for it fails the receive alone.
+ */
+static enum ib_wc_status rwx_td_do_ud_send(struct rwx_td_exec *ex)
+{
+	const struct rwx_td_swqe *swqe = ex->swqe;
+	struct rwx_testdev *tdev = ex->tdev;
+	struct rwx_td_cursor dst = { .segs = tdev->dst_segs };
+	union rdma_network_hdr hdr;
+	struct rwx_td_cursor src;
+	struct rwx_td_rwqe *rwqe;
+	struct rwx_td_qp *peer;
+	struct rwx_td_mr *pi_mr;
+	enum ib_wc_status st;
+	u64 total, room;
+
+	st = rwx_td_send_src(ex, &src, &total);
+	if (st)
+		return st;
+	ex->byte_len = total;
+	peer = rwx_td_ud_peer(ex);
+	rwqe = peer ? rwx_td_take_recv(peer) : NULL;
+	if (!rwqe)
+		return IB_WC_SUCCESS;
+
+	st = rwx_td_local_segs(peer, rwqe->sge, rwqe->num_sge, RWX_TD_SINK,
+			       tdev->dst_segs, &room, &pi_mr);
+	if (!st && total + sizeof(hdr) > room)
+		st = IB_WC_LOC_LEN_ERR;
+	if (!st) {
+		dst.nsegs = rwqe->num_sge;
+		rwx_td_roce_hdr(&hdr, &swqe->ud_sgid, &swqe->ud_dgid, total);
+		if (rwx_td_cursor_copy(&dst, &hdr, sizeof(hdr), true) ||
+		    rwx_td_copy(&src, &dst, total))
+			st = IB_WC_LOC_PROT_ERR;
+	}
+	rwx_td_recv_done(ex, peer, rwqe, st);
 	return IB_WC_SUCCESS;
 }
 
@@ -687,6 +779,8 @@ static enum ib_wc_status rwx_td_execute(struct rwx_td_exec *ex)
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
+		if (ex->qp->type == IB_QPT_GSI)
+			return rwx_td_do_ud_send(ex);
 		return rwx_td_do_send(ex);
 	case IB_WR_LOCAL_INV:
 		if (!rwx_td_invalidate(ex->tdev, ex->qp->ibqp.pd, ex->swqe->ex))

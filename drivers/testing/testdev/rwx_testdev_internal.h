@@ -32,7 +32,10 @@ struct uverbs_attr_bundle;
 #define RWX_TD_MAX_OBJ		4096	/* PDs, CQs, QPs */
 #define RWX_TD_MAX_CQE		65536
 #define RWX_TD_RD_ATOM		16
+#define RWX_TD_GSI_QPN		1
+#define RWX_TD_GSI_SGES		2	/* a GSI QP's SGEs, at least */
 #define RWX_TD_FIRST_QPN	2	/* 0 and 1 are the special QPs */
+#define RWX_TD_ROCE_GIDS	16	/* GID table entries of a RoCE port */
 #define RWX_TD_MAX_QPN		0xffffff
 
 #define RWX_TD_PI_SIZE		8	/* one T10-DIF tuple */
@@ -155,11 +158,13 @@ struct rwx_td_cq {
 };
 
 /**
- * struct rwx_td_qp - an RC queue pair
+ * struct rwx_td_qp - a queue pair: RC, or a RoCE port's GSI QP
  * @ibqp: the verbs object
  * @tdev: its instance
+ * @type: IB_QPT_RC or IB_QPT_GSI
  * @lock: protects the state, the counters and the receive queue
  * @state: its state
+ * @qkey: GSI QP: the Q_Key datagrams to it must carry
  * @integrity: created with IB_QP_CREATE_INTEGRITY_EN
  * @sig_all: IB_SIGNAL_ALL_WR
  * @cap: its queue sizes
@@ -187,8 +192,10 @@ struct rwx_td_cq {
 struct rwx_td_qp {
 	struct ib_qp ibqp;
 	struct rwx_testdev *tdev;
+	enum ib_qp_type type;
 	spinlock_t lock;		/* state, counters, rq */
 	enum ib_qp_state state;
+	u32 qkey;
 	bool integrity;
 	bool sig_all;
 	struct ib_qp_cap cap;
@@ -224,6 +231,10 @@ struct rwx_td_qp {
  * @reg_index: REG_MR{,_INTEGRITY}: the MR's table index
  * @reg_key: REG_MR{,_INTEGRITY}: the key to register
  * @reg_access: REG_MR{,_INTEGRITY}: the access to register
+ * @ud_qpn: GSI QP: the destination QP
+ * @ud_qkey: GSI QP: the Q_Key the datagram carries
+ * @ud_sgid: GSI QP: its source GID (its address handle's)
+ * @ud_dgid: GSI QP: its destination GID
  * @num_sge: entries in @sge
  * @sge: its SGEs
  */
@@ -239,8 +250,19 @@ struct rwx_td_swqe {
 	u32 reg_index;
 	u32 reg_key;
 	int reg_access;
+	u32 ud_qpn;
+	u32 ud_qkey;
+	union ib_gid ud_sgid;
+	union ib_gid ud_dgid;
 	int num_sge;
 	struct ib_sge sge[] __counted_by(num_sge);
+};
+
+/* An address handle: the GIDs a datagram sent with it carries. */
+struct rwx_td_ah {
+	struct ib_ah ibah;
+	union ib_gid sgid;
+	union ib_gid dgid;
 };
 
 /**
@@ -291,7 +313,7 @@ struct rwx_td_cursor {
  * @caps: its capabilities, defaults filled in
  * @id: a number of its own, for names
  * @pdev: the platform device that is its DMA device
- * @ndev: iWARP: the (unregistered) net device the port reports
+ * @ndev: iWARP and RoCE: the net device the port reports
  * @node: in the module's list of instances
  * @wq: the executor's ordered workqueue
  * @exec_work: the executor
@@ -304,6 +326,7 @@ struct rwx_td_cursor {
  * @nr_qps: live QPs
  * @nr_mrs: live MRs
  * @nr_valid_mrs: fast-reg and integrity MRs in VALID state
+ * @nr_ahs: live address handles
  * @lock: protects the faults and the recording
  * @fault_left: events until each armed fault fires (0: disarmed)
  * @fault_fired: whether each fault fired since it was armed
@@ -335,6 +358,7 @@ struct rwx_testdev {
 	atomic_t nr_qps;
 	atomic_t nr_mrs;
 	atomic_t nr_valid_mrs;
+	atomic_t nr_ahs;
 
 	spinlock_t lock;		/* faults, recording */
 	u32 fault_left[RWX_TESTDEV_NR_FAULTS];
@@ -367,6 +391,11 @@ static inline struct rwx_td_cq *to_tdcq(struct ib_cq *ibcq)
 static inline struct rwx_td_qp *to_tdqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct rwx_td_qp, ibqp);
+}
+
+static inline struct rwx_td_ah *to_tdah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct rwx_td_ah, ibah);
 }
 
 /* rwx_testdev_main.c */
@@ -421,6 +450,24 @@ int rwx_td_check_mr_status(struct ib_mr *ibmr, u32 check_mask,
 struct rwx_td_mr *rwx_td_mr_lookup(struct rwx_testdev *tdev, u32 key);
 void rwx_td_mr_set_valid(struct rwx_td_mr *mr, bool valid);
 void rwx_td_map_copy(struct rwx_td_map *to, const struct rwx_td_map *from);
+
+/* rwx_testdev_roce.c */
+enum rdma_link_layer rwx_td_get_link_layer(struct ib_device *ibdev,
+					   u32 port_num);
+int rwx_td_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		     struct ib_udata *udata);
+int rwx_td_destroy_ah(struct ib_ah *ibah, u32 flags);
+int rwx_td_check_ud_wr(struct rwx_td_qp *qp, const struct ib_send_wr *wr);
+void rwx_td_copy_ud_wr(struct rwx_td_swqe *swqe, const struct ib_send_wr *wr);
+bool rwx_td_roce_gid_is_ours(struct rwx_testdev *tdev,
+			     const union ib_gid *gid);
+void rwx_td_roce_hdr(union rdma_network_hdr *hdr, const union ib_gid *sgid,
+		     const union ib_gid *dgid, u64 payload);
+void rwx_td_roce_wc(struct ib_wc *wc, const union ib_gid *sgid);
+
+/* rwx_testdev_debugfs.c */
+void rwx_td_debugfs_init(void);
+void rwx_td_debugfs_exit(void);
 
 /* rwx_testdev_exec.c */
 void rwx_td_exec_work(struct work_struct *work);

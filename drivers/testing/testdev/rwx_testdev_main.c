@@ -33,11 +33,17 @@
  * rwx_testdev_connect()), so the InfiniBand port announces the IB
  * transport (RDMA_CORE_CAP_PROT_IB) without them: they would create SMI
  * and GSI QPs and an SM address handle on the device; an iWARP port, the
- * iWARP protocol without the iWARP CM.  An iWARP port
- * needs a net device for ib_core's port queries and GID table: the
- * instance registers one of its own ("rwxtd<n>"), which is never brought
- * up and drops anything sent to it.  Unregistering it waits for the
- * references ib_core's GID table drops after an RCU grace period.
+ * iWARP protocol without the iWARP CM.  A RoCE port (caps.roce) is the
+ * one that has them: ib_mad's GSI QP and ib_cm, so that rdma_cm
+ * connects over it (rwx_testdev_roce.c).  iWARP and RoCE ports need a
+ * net device for ib_core's port queries and GID table: the instance
+ * registers one of its own ("rwxtd<n>"), which drops anything sent to
+ * it; a RoCE test brings it up with an address.  Unregistering it waits
+ * for the references ib_core's GID table drops after an RCU grace period.
+ *
+ * Instances are created by the KUnit suites, and from user space through
+ * debugfs (rwx_testdev_debugfs.c), for tests that run the kernel's own
+ * ULPs over a RoCE instance.
  */
 
 #include <linux/dma-mapping.h>
@@ -48,6 +54,8 @@
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+
+#include <rdma/ib_mad.h>
 
 #include "rwx_testdev_internal.h"
 
@@ -120,15 +128,19 @@ static int rwx_td_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = IB_MTU_4096;
-	attr->gid_tbl_len = 1;
+	attr->gid_tbl_len = tdev->caps.roce ? RWX_TD_ROCE_GIDS : 1;
 	attr->max_msg_sz = SZ_2G;
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_EDR;
-	if (!tdev->caps.iwarp) {
-		attr->pkey_tbl_len = 1;
+	if (tdev->caps.iwarp)
+		return 0;
+	attr->pkey_tbl_len = 1;
+	attr->max_vl_num = 1;
+	if (tdev->caps.roce) {
+		attr->ip_gids = true;
+	} else {
 		attr->lid = 1;
 		attr->sm_lid = 1;
-		attr->max_vl_num = 1;
 	}
 	return 0;
 }
@@ -151,9 +163,13 @@ static int rwx_td_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 	 * take it for one: any wildcard listen would call its missing
 	 * iw_create_listen().
 	 */
-	immutable->core_cap_flags = tdev->caps.iwarp ? RDMA_CORE_CAP_PROT_IWARP :
-						       RDMA_CORE_CAP_PROT_IB;
-	immutable->max_mad_size = 0;
+	if (tdev->caps.iwarp)
+		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IWARP;
+	else if (tdev->caps.roce)
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	else
+		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB;
+	immutable->max_mad_size = tdev->caps.roce ? IB_MGMT_MAD_SIZE : 0;
 	return 0;
 }
 
@@ -211,6 +227,7 @@ static const struct ib_device_ops rwx_td_ops = {
 	.alloc_mr_integrity = rwx_td_alloc_mr_integrity,
 	.alloc_pd = rwx_td_alloc_pd,
 	.check_mr_status = rwx_td_check_mr_status,
+	.create_ah = rwx_td_create_ah,
 #ifdef RWX_TD_CQ_UDATA	/* before 6.11: see Kbuild */
 	.create_cq = rwx_td_create_cq_udata,
 #else
@@ -219,9 +236,11 @@ static const struct ib_device_ops rwx_td_ops = {
 	.create_qp = rwx_td_create_qp,
 	.dealloc_pd = rwx_td_dealloc_pd,
 	.dereg_mr = rwx_td_dereg_mr,
+	.destroy_ah = rwx_td_destroy_ah,
 	.destroy_cq = rwx_td_destroy_cq,
 	.destroy_qp = rwx_td_destroy_qp,
 	.get_dma_mr = rwx_td_get_dma_mr,
+	.get_link_layer = rwx_td_get_link_layer,
 	.get_port_immutable = rwx_td_get_port_immutable,
 	.map_mr_sg = rwx_td_map_mr_sg,
 	.map_mr_sg_pi = rwx_td_map_mr_sg_pi,
@@ -237,6 +256,7 @@ static const struct ib_device_ops rwx_td_ops = {
 	.reg_user_mr = rwx_td_reg_user_mr,
 	.req_notify_cq = rwx_td_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, rwx_td_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rwx_td_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rwx_td_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rwx_td_qp, ibqp),
@@ -277,7 +297,8 @@ static void rwx_td_fill_caps(struct rwx_testdev_caps *caps)
 
 static bool rwx_td_caps_valid(const struct rwx_testdev_caps *caps)
 {
-	return caps->max_send_sge <= S32_MAX &&
+	return !(caps->iwarp && caps->roce) &&
+	       caps->max_send_sge <= S32_MAX &&
 	       caps->max_recv_sge <= S32_MAX &&
 	       caps->max_sge_rd <= S32_MAX &&
 	       caps->max_qp_wr <= S32_MAX &&
@@ -290,6 +311,8 @@ static int rwx_td_alloc_scratch(struct rwx_testdev *tdev)
 
 	tdev->max_segs = max3(caps->max_send_sge, caps->max_recv_sge,
 			      caps->max_sge_rd);
+	if (caps->roce)
+		tdev->max_segs = max_t(u32, tdev->max_segs, RWX_TD_GSI_SGES);
 	tdev->src_segs = kcalloc(tdev->max_segs, sizeof(*tdev->src_segs),
 				 GFP_KERNEL);
 	tdev->dst_segs = kcalloc(tdev->max_segs, sizeof(*tdev->dst_segs),
@@ -356,7 +379,10 @@ static const struct net_device_ops rwx_td_netdev_ops = {
 	.ndo_start_xmit = rwx_td_xmit,
 };
 
-/* The iWARP port's net device: registered, never up, traffic dropped. */
+/*
+ * The iWARP or RoCE port's net device: registered, brought up by RoCE
+ * tests only, traffic dropped.
+ */
 static int rwx_td_alloc_netdev(struct rwx_testdev *tdev)
 {
 	struct net_device *ndev;
@@ -418,7 +444,7 @@ static int rwx_td_setup(struct rwx_testdev *tdev)
 	strscpy(ibdev->node_desc, RWX_TD_DRV_NAME, sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &rwx_td_ops);
 
-	if (tdev->caps.iwarp)
+	if (tdev->caps.iwarp || tdev->caps.roce)
 		return rwx_td_alloc_netdev(tdev);
 	return 0;
 }
@@ -476,19 +502,23 @@ struct rwx_testdev *rwx_testdev_create(const char *name,
 }
 EXPORT_SYMBOL_NS_GPL(rwx_testdev_create, RWX_TESTDEV);
 
+/*
+ * ib_core's own clients (a RoCE port's MAD layer) free what they hold on
+ * the instance as it is unregistered: anything left after that leaked.
+ */
 static void rwx_td_destroy(struct rwx_testdev *tdev)
 {
 	struct rwx_testdev_counts counts;
 	struct rwx_td_parts parts;
 
-	rwx_testdev_counts(tdev, &counts);
-	WARN(counts.pds || counts.cqs || counts.qps || counts.mrs,
-	     "%s: destroyed with %u PDs, %u CQs, %u QPs, %u MRs alive\n",
-	     dev_name(&tdev->ibdev.dev), counts.pds, counts.cqs, counts.qps,
-	     counts.mrs);
-
 	ib_unregister_device(&tdev->ibdev);
 	flush_workqueue(tdev->wq);
+	rwx_testdev_counts(tdev, &counts);
+	WARN(counts.pds || counts.cqs || counts.qps || counts.mrs || counts.ahs,
+	     "%s: destroyed with %u PDs, %u CQs, %u QPs, %u MRs, %u AHs alive\n",
+	     dev_name(&tdev->ibdev.dev), counts.pds, counts.cqs, counts.qps,
+	     counts.mrs, counts.ahs);
+
 	rwx_td_take_parts(tdev, &parts);
 	ib_dealloc_device(&tdev->ibdev);
 	rwx_td_free_parts(&parts);
@@ -680,6 +710,7 @@ void rwx_testdev_counts(struct rwx_testdev *tdev,
 	counts->qps = atomic_read(&tdev->nr_qps);
 	counts->mrs = atomic_read(&tdev->nr_mrs);
 	counts->valid_mrs = atomic_read(&tdev->nr_valid_mrs);
+	counts->ahs = atomic_read(&tdev->nr_ahs);
 }
 EXPORT_SYMBOL_NS_GPL(rwx_testdev_counts, RWX_TESTDEV);
 
@@ -865,13 +896,18 @@ EXPORT_SYMBOL_NS_GPL(rwx_testdev_record_stop, RWX_TESTDEV);
 
 static int __init rwx_td_init(void)
 {
-	return platform_driver_register(&rwx_td_driver);
+	int ret = platform_driver_register(&rwx_td_driver);
+
+	if (!ret)
+		rwx_td_debugfs_init();
+	return ret;
 }
 
 static void __exit rwx_td_exit(void)
 {
 	struct rwx_testdev *tdev;
 
+	rwx_td_debugfs_exit();
 	for (;;) {
 		mutex_lock(&rwx_td_list_lock);
 		tdev = list_first_entry_or_null(&rwx_td_list,

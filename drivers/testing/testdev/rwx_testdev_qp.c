@@ -6,7 +6,8 @@
  * req_notify_cq arms, and the executor calls the completion handler once
  * per arming (see rwx_td_cq_add() in rwx_testdev_exec.c).
  *
- * A QP is RC only.  post_send checks each WR against what the QP and the
+ * A QP is RC, or the GSI QP of a RoCE port (rwx_testdev_roce.c), which
+ * sends datagrams to address handles.  post_send checks each WR against what the QP and the
  * device support (opcode, flags, SGE counts, queue depth, QP state) and
  * returns -EINVAL (-ENOMEM for a full queue or an injected fault) with
  * *bad_wr at the first WR it refuses; the WRs before it stay posted.  An
@@ -111,15 +112,24 @@ int rwx_td_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return ret;
 }
 
+/*
+ * The GSI QP has SGEs of its own, as on hardware: ib_mad's sends take two
+ * (header and data) whatever the instance's limits.
+ */
 static int rwx_td_check_qp_cap(struct rwx_testdev *tdev,
+			       enum ib_qp_type type,
 			       const struct ib_qp_cap *cap)
 {
 	const struct rwx_testdev_caps *caps = &tdev->caps;
+	u32 send_sge = caps->max_send_sge, recv_sge = caps->max_recv_sge;
 
+	if (type == IB_QPT_GSI) {
+		send_sge = max_t(u32, send_sge, RWX_TD_GSI_SGES);
+		recv_sge = max_t(u32, recv_sge, RWX_TD_GSI_SGES);
+	}
 	if (cap->max_send_wr > caps->max_qp_wr ||
 	    cap->max_recv_wr > caps->max_qp_wr ||
-	    cap->max_send_sge > caps->max_send_sge ||
-	    cap->max_recv_sge > caps->max_recv_sge ||
+	    cap->max_send_sge > send_sge || cap->max_recv_sge > recv_sge ||
 	    cap->max_inline_data)
 		return -EINVAL;
 	return 0;
@@ -133,21 +143,25 @@ int rwx_td_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	if (udata || init->qp_type != IB_QPT_RC || init->srq ||
-	    init->rwq_ind_tbl || init->xrcd)
+	if (udata || init->srq || init->rwq_ind_tbl || init->xrcd)
 		return -EOPNOTSUPP;
-	if (init->create_flags & ~IB_QP_CREATE_INTEGRITY_EN)
+	if (init->qp_type != IB_QPT_RC &&
+	    (init->qp_type != IB_QPT_GSI || !tdev->caps.roce))
+		return -EOPNOTSUPP;
+	if (init->create_flags & ~IB_QP_CREATE_INTEGRITY_EN ||
+	    (init->create_flags && init->qp_type != IB_QPT_RC))
 		return -EOPNOTSUPP;
 	if ((init->create_flags & IB_QP_CREATE_INTEGRITY_EN) &&
 	    !tdev->caps.integrity)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
-	ret = rwx_td_check_qp_cap(tdev, &init->cap);
+	ret = rwx_td_check_qp_cap(tdev, init->qp_type, &init->cap);
 	if (ret)
 		return ret;
 
 	qp->tdev = tdev;
+	qp->type = init->qp_type;
 	spin_lock_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
 	qp->integrity = init->create_flags & IB_QP_CREATE_INTEGRITY_EN;
@@ -162,8 +176,14 @@ int rwx_td_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 	}
 	/* Reserve the number; the executor sees the QP once it is complete. */
-	ret = xa_alloc(&tdev->qps, &qpn, NULL,
-		       XA_LIMIT(RWX_TD_FIRST_QPN, RWX_TD_MAX_QPN), GFP_KERNEL);
+	if (qp->type == IB_QPT_GSI) {
+		qpn = RWX_TD_GSI_QPN;
+		ret = xa_insert(&tdev->qps, qpn, NULL, GFP_KERNEL);
+	} else {
+		ret = xa_alloc(&tdev->qps, &qpn, NULL,
+			       XA_LIMIT(RWX_TD_FIRST_QPN, RWX_TD_MAX_QPN),
+			       GFP_KERNEL);
+	}
 	if (ret) {
 		atomic_dec(&tdev->nr_qps);
 		return ret == -EBUSY ? -ENOMEM : ret;
@@ -217,7 +237,7 @@ static int rwx_td_check_modify(struct rwx_td_qp *qp,
 	/* iWARP has no address vectors: RTR does without one. */
 	if (qp->tdev->caps.iwarp && cur == IB_QPS_INIT && next == IB_QPS_RTR)
 		is_ok_mask |= IB_QP_AV;
-	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, is_ok_mask))
+	if (!ib_modify_qp_is_ok(cur, next, qp->type, is_ok_mask))
 		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
@@ -232,7 +252,8 @@ static int rwx_td_check_modify(struct rwx_td_qp *qp,
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
-	if ((mask & IB_QP_CAP) && rwx_td_check_qp_cap(qp->tdev, &attr->cap))
+	if ((mask & IB_QP_CAP) &&
+	    rwx_td_check_qp_cap(qp->tdev, qp->type, &attr->cap))
 		return -EINVAL;
 	return 0;
 }
@@ -244,6 +265,8 @@ static void rwx_td_apply_modify(struct rwx_td_qp *qp,
 		qp->access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
 	if (mask & IB_QP_PORT)
 		qp->port_num = attr->port_num;
 	if (mask & IB_QP_PATH_MTU)
@@ -341,15 +364,17 @@ int rwx_td_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = qp->timeout;
 	attr->retry_cnt = qp->retry_cnt;
 	attr->rnr_retry = qp->rnr_retry;
+	attr->qkey = qp->qkey;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
-	if (!qp->tdev->caps.iwarp) {
+	if (!qp->tdev->caps.iwarp && qp->type == IB_QPT_RC) {
 		attr->ah_attr.type = rdma_ah_find_type(ibqp->device, 1);
-		rdma_ah_set_dlid(&attr->ah_attr, 1);
+		if (!qp->tdev->caps.roce)
+			rdma_ah_set_dlid(&attr->ah_attr, 1);
 		rdma_ah_set_port_num(&attr->ah_attr, 1);
 	}
 
-	init->qp_type = IB_QPT_RC;
+	init->qp_type = qp->type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = attr->cap;
@@ -443,6 +468,8 @@ static int rwx_td_check_send_wr(struct rwx_td_qp *qp,
 		return -EINVAL;
 	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
 		return -EINVAL;
+	if (qp->type == IB_QPT_GSI)
+		return wr->num_sge > max_sge ? -EINVAL : rwx_td_check_ud_wr(qp, wr);
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -496,6 +523,8 @@ static struct rwx_td_swqe *rwx_td_copy_send_wr(struct rwx_td_qp *qp,
 	swqe->num_sge = wr->num_sge;
 	if (wr->num_sge)
 		memcpy(swqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+	if (qp->type == IB_QPT_GSI)
+		rwx_td_copy_ud_wr(swqe, wr);
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
