@@ -281,6 +281,13 @@ static void rwx_td_flush_rq(struct rwx_td_qp *qp)
 	}
 }
 
+/* Whether a QP in @state takes incoming traffic. */
+static bool rwx_td_state_receives(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD;
+}
+
 /* The peer of @qp if it can take traffic, and its remote access. */
 static struct rwx_td_qp *rwx_td_peer(struct rwx_td_qp *qp, int *access)
 {
@@ -298,8 +305,7 @@ static struct rwx_td_qp *rwx_td_peer(struct rwx_td_qp *qp, int *access)
 	if (!peer)
 		return NULL;
 	spin_lock_irqsave(&peer->lock, flags);
-	ready = peer->state == IB_QPS_RTR || peer->state == IB_QPS_RTS ||
-		peer->state == IB_QPS_SQD;
+	ready = rwx_td_state_receives(peer->state);
 	*access = peer->access_flags;
 	spin_unlock_irqrestore(&peer->lock, flags);
 	return ready ? peer : NULL;
@@ -679,8 +685,7 @@ static struct rwx_td_qp *rwx_td_ud_peer(const struct rwx_td_exec *ex)
 	if (!peer || peer->type != IB_QPT_GSI)
 		return NULL;
 	spin_lock_irqsave(&peer->lock, flags);
-	ready = (peer->state == IB_QPS_RTR || peer->state == IB_QPS_RTS ||
-		 peer->state == IB_QPS_SQD) && peer->qkey == qkey;
+	ready = rwx_td_state_receives(peer->state) && peer->qkey == qkey;
 	spin_unlock_irqrestore(&peer->lock, flags);
 	return ready ? peer : NULL;
 }

@@ -7,10 +7,11 @@
  * per arming (see rwx_td_cq_add() in rwx_testdev_exec.c).
  *
  * A QP is RC, or the GSI QP of a RoCE port (rwx_testdev_roce.c), which
- * sends datagrams to address handles.  post_send checks each WR against what the QP and the
- * device support (opcode, flags, SGE counts, queue depth, QP state) and
- * returns -EINVAL (-ENOMEM for a full queue or an injected fault) with
- * *bad_wr at the first WR it refuses; the WRs before it stay posted.  An
+ * sends datagrams to address handles.  post_send checks each WR against
+ * what the QP and the device support (opcode, flags, SGE counts, queue
+ * depth, QP state) and returns -EINVAL (-ENOMEM for a full queue or an
+ * injected fault) with *bad_wr at the first WR it refuses; the WRs before
+ * it stay posted.  An
  * accepted WR is copied, recorded when recording is on, and appended to
  * the instance's pending list for the executor.  WRs posted to a QP in the
  * error state are accepted and flushed by the executor, so that
