@@ -153,6 +153,17 @@ static u32 rwx_sig_data_len(const struct rwx_sig_case *c)
 	return c->blocks * (c->interval + (interleaved ? RWX_SIG_PI_SIZE : 0));
 }
 
+/*
+ * The SGE rdma_rw_ctx_signature_init() posts, by mlx5's reckoning: both
+ * lists' bytes, less the protection list when the wire carries no PI.
+ */
+static u32 rwx_sig_sge_len(const struct rwx_sig_case *c)
+{
+	return rwx_sig_data_len(c) +
+	       (c->prot_list && rwx_sig_has_pi(c->wire) ?
+		c->blocks * RWX_SIG_PI_SIZE : 0);
+}
+
 static u32 rwx_sig_wire_len(const struct rwx_sig_case *c)
 {
 	return c->blocks * (c->interval +
@@ -470,7 +481,8 @@ static void rwx_sig_data(struct kunit *test)
 		memset(env->remote, 0, RWX_SIG_BUF_LEN);
 		ret = rwx_sig_move(test, &attrs, DMA_TO_DEVICE, &st);
 		KUNIT_ASSERT_GT_MSG(test, ret, 0, "%s WRITE", c->name);
-		rwx_sig_expect_chain(test, ret, &attrs, DMA_TO_DEVICE, wire_len);
+		rwx_sig_expect_chain(test, ret, &attrs, DMA_TO_DEVICE,
+				     rwx_sig_sge_len(c));
 		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
 		rwx_sig_image(env, c, &attrs.wire, env->image);
 		KUNIT_EXPECT_MEMEQ_MSG(test, env->remote, env->image, wire_len,
@@ -488,7 +500,7 @@ static void rwx_sig_data(struct kunit *test)
 		ret = rwx_sig_move(test, &attrs, DMA_FROM_DEVICE, &st);
 		KUNIT_ASSERT_GT_MSG(test, ret, 0, "%s READ", c->name);
 		rwx_sig_expect_chain(test, ret, &attrs, DMA_FROM_DEVICE,
-				     wire_len);
+				     rwx_sig_sge_len(c));
 		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
 		rwx_sig_expect_local(test, c, &attrs);
 	}
@@ -531,7 +543,7 @@ static bool rwx_sig_cross(struct kunit *test, struct ib_sig_attrs *attrs,
 		cnt.d[RWX_CNT_INIT_SIG] = 1;
 		cnt.d[RWX_CNT_MRS] = 1;
 		cnt.d[dir == DMA_TO_DEVICE ? RWX_CNT_BYTES_WRITE :
-					     RWX_CNT_BYTES_READ] = rwx_sig_wire_len(c);
+					     RWX_CNT_BYTES_READ] = rwx_sig_sge_len(c);
 		cnt.d[RWX_CNT_SHARED] = 1;
 	}
 	KUNIT_ASSERT_GT_MSG(test, ret, 0, "%s, route %u", c->name, core);
@@ -966,11 +978,28 @@ static void rwx_sig_bad_input(struct kunit *test)
 	bad.mem.sig_type = IB_SIG_TYPE_NONE;
 	KUNIT_EXPECT_EQ(test, rwx_sig_call(&rw, env->fx.qp, 1, big, 2, NULL, 0,
 					   &bad, DMA_TO_DEVICE), -ENOMEM);
-	/* PI that does not match the data: 8 blocks, PI for 7. */
+	/*
+	 * Lists that do not match the domains (the engine's own check: a
+	 * device maps them): 8 blocks with PI for 7; data of no whole
+	 * interval; a protection list with memory NONE; intervals that
+	 * differ.
+	 */
 	env->prot_sg[0].length -= RWX_SIG_PI_SIZE;
 	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
 			-EINVAL);
 	env->prot_sg[0].length += RWX_SIG_PI_SIZE;
+	env->data_sg[0].length -= 8;
+	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &attrs, DMA_TO_DEVICE),
+			-EINVAL);
+	env->data_sg[0].length += 8;
+	bad = attrs;
+	bad.mem.sig_type = IB_SIG_TYPE_NONE;
+	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &bad, DMA_TO_DEVICE),
+			-EINVAL);
+	bad = attrs;
+	bad.wire.sig.dif.pi_interval = 4096;
+	KUNIT_EXPECT_EQ(test, rwx_sig_ctx_init(env, &rw, &bad, DMA_TO_DEVICE),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, env->fx.qp->mrs_used, 0);
 
 	/* A QP without integrity. */

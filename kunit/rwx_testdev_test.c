@@ -1573,13 +1573,15 @@ static u32 rwx_tdt_wire_len(const struct rwx_tdt_pi_case *c)
 #define RWX_TDT_DATA_OFF	256
 
 /*
- * Maps the case's lists into @mr: the data list at RWX_TDT_DATA_OFF in
- * two entries meeting at a page boundary (when it spans pages), the PI
- * list at RWX_TDT_META_OFF.
+ * Sets @attrs and maps the case's lists into @mr (rw.c's order; nvme-rdma
+ * sets the attributes after mapping, as rwx_tdt_pi_refused() does): the
+ * data list at RWX_TDT_DATA_OFF of the buffer at @base in two entries
+ * meeting at a page boundary (when it spans pages), the PI list at
+ * RWX_TDT_META_OFF.
  */
-static int rwx_tdt_pi_map(struct rwx_tdt_env *env, struct ib_mr *mr,
-			  const struct rwx_tdt_pi_case *c,
-			  const struct ib_sig_attrs *attrs)
+static int rwx_tdt_pi_map_at(u64 base, struct ib_mr *mr,
+			     const struct rwx_tdt_pi_case *c,
+			     const struct ib_sig_attrs *attrs)
 {
 	u32 len = rwx_tdt_data_len(c), first = PAGE_SIZE - RWX_TDT_DATA_OFF;
 	struct scatterlist dsg[2], msg;
@@ -1587,16 +1589,16 @@ static int rwx_tdt_pi_map(struct rwx_tdt_env *env, struct ib_mr *mr,
 	u64 ddma[2], mdma;
 	u32 dn = 1;
 
-	ddma[0] = env->local_dma + RWX_TDT_DATA_OFF;
+	ddma[0] = base + RWX_TDT_DATA_OFF;
 	dlen[0] = len;
 	if (len > first) {
 		dlen[0] = first;
-		ddma[1] = env->local_dma + PAGE_SIZE;
+		ddma[1] = base + PAGE_SIZE;
 		dlen[1] = len - first;
 		dn = 2;
 	}
 	rwx_tdt_sg(dsg, dn, ddma, dlen);
-	mdma = env->local_dma + RWX_TDT_META_OFF;
+	mdma = base + RWX_TDT_META_OFF;
 	mlen = c->blocks * RWX_TDT_PI;
 	rwx_tdt_sg(&msg, 1, &mdma, &mlen);
 
@@ -1605,12 +1607,31 @@ static int rwx_tdt_pi_map(struct rwx_tdt_env *env, struct ib_mr *mr,
 			       c->meta ? 1 : 0, NULL, SZ_4K);
 }
 
+static int rwx_tdt_pi_map(struct rwx_tdt_env *env, struct ib_mr *mr,
+			  const struct rwx_tdt_pi_case *c,
+			  const struct ib_sig_attrs *attrs)
+{
+	return rwx_tdt_pi_map_at(env->local_dma, mr, c, attrs);
+}
+
+/*
+ * The SGE rdma_rw_ctx_signature_init() posts for the case: both lists,
+ * less the PI list when the wire carries no PI.
+ */
+static u32 rwx_tdt_sge_len(const struct rwx_tdt_pi_case *c)
+{
+	bool wire_pi = rwx_tdt_has_pi(c->wire);
+
+	return rwx_tdt_data_len(c) +
+	       (c->meta && wire_pi ? c->blocks * RWX_TDT_PI : 0);
+}
+
 /*
  * REG_MR_INTEGRITY, the RDMA WRITE or READ of the wire image through the
  * MR, LOCAL_INV; then the MR's signature status into @st.
  */
 static void rwx_tdt_pi_move(struct kunit *test, struct ib_mr *mr,
-			    enum ib_wr_opcode opcode, u32 wire_len,
+			    enum ib_wr_opcode opcode, u32 sge_len,
 			    struct ib_mr_status *st)
 {
 	struct rwx_tdt_env *env = test->priv;
@@ -1619,7 +1640,7 @@ static void rwx_tdt_pi_move(struct kunit *test, struct ib_mr *mr,
 	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, IB_ACCESS_LOCAL_WRITE,
 					  IB_WR_REG_MR_INTEGRITY, 1, false), 0);
 	sge.addr = mr->iova;
-	sge.length = wire_len;
+	sge.length = sge_len;
 	sge.lkey = mr->lkey;
 	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, opcode, &sge, 1,
 					   env->remote_dma,
@@ -1679,17 +1700,18 @@ static void rwx_tdt_pi_data(struct kunit *test)
 	mr = ib_alloc_mr_integrity(env->fx.pd, 4, 4);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 
+	/* The geometry mlx5 reports: the lists' bytes, zero-based. */
 	KUNIT_ASSERT_EQ(test, rwx_tdt_pi_map(env, mr, c, &attrs), 0);
 	KUNIT_EXPECT_EQ(test, mr->iova, 0);
 	KUNIT_EXPECT_EQ(test, mr->sig_attrs->meta_length,
-			c->blocks * RWX_TDT_PI);
+			c->meta ? c->blocks * RWX_TDT_PI : 0);
 	KUNIT_EXPECT_EQ(test, mr->length,
-			(u64)c->blocks * (c->interval + RWX_TDT_PI));
+			(u64)rwx_tdt_data_len(c) + mr->sig_attrs->meta_length);
 
-	/* WRITE. */
+	/* WRITE: the wire image, from an SGE as rw.c makes it. */
 	rwx_tdt_pi_fill(env, c, &attrs, blocks);
 	memset(env->remote, 0, RWX_TDT_BUF_LEN);
-	rwx_tdt_pi_move(test, mr, IB_WR_RDMA_WRITE, wire_len, &st);
+	rwx_tdt_pi_move(test, mr, IB_WR_RDMA_WRITE, rwx_tdt_sge_len(c), &st);
 	KUNIT_EXPECT_EQ(test, st.fail_status, 0);
 	len = rwx_tdt_image(c, blocks, &attrs.wire, image);
 	KUNIT_EXPECT_EQ(test, len, wire_len);
@@ -1702,7 +1724,7 @@ static void rwx_tdt_pi_data(struct kunit *test)
 	memset(env->local, 0, RWX_TDT_BUF_LEN);
 	memcpy(env->remote, image, wire_len);
 	KUNIT_ASSERT_EQ(test, rwx_tdt_pi_map(env, mr, c, &attrs), 0);
-	rwx_tdt_pi_move(test, mr, IB_WR_RDMA_READ, wire_len, &st);
+	rwx_tdt_pi_move(test, mr, IB_WR_RDMA_READ, rwx_tdt_sge_len(c), &st);
 	KUNIT_EXPECT_EQ(test, st.fail_status, 0);
 	if (!c->meta) {
 		len = rwx_tdt_image(c, blocks, &attrs.mem, image);
@@ -1820,7 +1842,7 @@ static void rwx_tdt_pi_errors(struct kunit *test)
 		IB_T10DIF_CRC, 512, 8, false
 	};
 	struct rwx_tdt_env *env = test->priv;
-	u32 wire_len = rwx_tdt_wire_len(&c), expected, actual, block;
+	u32 expected, actual, block;
 	enum rwx_tdt_damage damage;
 	struct ib_sig_attrs attrs;
 	struct ib_mr_status st;
@@ -1846,7 +1868,8 @@ static void rwx_tdt_pi_errors(struct kunit *test)
 		expected = rwx_tdt_damage(&c, &attrs.wire.sig.dif, env->remote,
 					  block, damage, &actual);
 		KUNIT_ASSERT_EQ(test, rwx_tdt_pi_map(env, mr, &c, &attrs), 0);
-		rwx_tdt_pi_move(test, mr, IB_WR_RDMA_READ, wire_len, &st);
+		rwx_tdt_pi_move(test, mr, IB_WR_RDMA_READ, rwx_tdt_sge_len(&c),
+				&st);
 		rwx_tdt_expect_sig(test, mr, &c, &st, damage, block, expected,
 				   actual, what);
 		/* The data moved all the same. */
@@ -1859,7 +1882,8 @@ static void rwx_tdt_pi_errors(struct kunit *test)
 					  env->local + RWX_TDT_DATA_OFF, block,
 					  damage, &actual);
 		KUNIT_ASSERT_EQ(test, rwx_tdt_pi_map(env, mr, &c, &attrs), 0);
-		rwx_tdt_pi_move(test, mr, IB_WR_RDMA_WRITE, wire_len, &st);
+		rwx_tdt_pi_move(test, mr, IB_WR_RDMA_WRITE, rwx_tdt_sge_len(&c),
+				&st);
 		rwx_tdt_expect_sig(test, mr, &c, &st, damage, block, expected,
 				   actual, what);
 		KUNIT_EXPECT_MEMEQ(test, env->remote + block * (c.interval + 8),
@@ -1877,11 +1901,31 @@ static int rwx_tdt_map_pi(struct ib_mr *mr, struct scatterlist *dsg, int dn,
 }
 
 /*
- * map_mr_sg_pi() refuses what it cannot map: -EINVAL for malformed
- * attributes and lists that do not match them, -ENOMEM for data that is
- * not whole intervals and lists longer than the MR; the map faults; a
- * local SGE that does not cover the wire image; no integrity without
- * handover.
+ * Posts REG_MR_INTEGRITY of @mr with @attrs set, expecting it refused at
+ * post (-EINVAL) with nothing queued and the MR not VALID.
+ */
+static void rwx_tdt_reg_refused(struct kunit *test, struct ib_mr *mr,
+				const struct ib_sig_attrs *attrs,
+				const char *what)
+{
+	struct rwx_tdt_env *env = test->priv;
+
+	*mr->sig_attrs = *attrs;
+	KUNIT_EXPECT_EQ_MSG(test, rwx_tdt_reg(env->fx.qp, mr,
+					      IB_ACCESS_LOCAL_WRITE,
+					      IB_WR_REG_MR_INTEGRITY, 1, true),
+			    -EINVAL, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rwx_tdt_poll(env), 0, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rwx_tdt_valid_mrs(env), 0, "%s", what);
+}
+
+/*
+ * What an integrity MR refuses, and when, as on mlx5: map_mr_sg_pi()
+ * lists longer than the MR (-ENOMEM) and its faults, whatever the
+ * attributes; posting REG_MR_INTEGRITY (-EINVAL) malformed attributes and
+ * lists that do not match them, data of no whole number of intervals
+ * among them; a local SGE that is not the one rw.c makes; no integrity
+ * without handover.
  */
 static void rwx_tdt_pi_refused(struct kunit *test)
 {
@@ -1913,36 +1957,38 @@ static void rwx_tdt_pi_refused(struct kunit *test)
 	dlen[0] = 2048;
 	rwx_tdt_sg(dsg, 1, ddma, dlen);
 
-	*mr->sig_attrs = attrs;
+	/* Attributes are not read at map time: these all map. */
+	memset(mr->sig_attrs, 0, sizeof(*mr->sig_attrs));
 	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), 0);
+	KUNIT_EXPECT_EQ(test, mr->length, 2048 + 32);
+	KUNIT_EXPECT_EQ(test, mr->sig_attrs->meta_length, 32);
 	bad = attrs;
 	bad.mem.sig_type = IB_SIG_TYPE_NONE;
 	bad.wire.sig_type = IB_SIG_TYPE_NONE;
-	*mr->sig_attrs = bad;
-	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, NULL), -EINVAL);
+	rwx_tdt_reg_refused(test, mr, &bad, "neither domain T10-DIF");
 	bad = attrs;
 	bad.wire.sig.dif.pi_interval = 520;
-	*mr->sig_attrs = bad;
-	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), -EINVAL);
+	rwx_tdt_reg_refused(test, mr, &bad, "interval 520");
 	bad = attrs;
 	bad.wire.sig.dif.pi_interval = 4096;
-	*mr->sig_attrs = bad;
-	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), -EINVAL);
+	rwx_tdt_reg_refused(test, mr, &bad, "intervals differ");
 	bad = attrs;
 	bad.mem.sig_type = IB_SIG_TYPE_NONE;
-	*mr->sig_attrs = bad;
-	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), -EINVAL);
+	rwx_tdt_reg_refused(test, mr, &bad, "a PI list, memory NONE");
 
-	*mr->sig_attrs = attrs;
 	mlen = 24;	/* PI for 3 of 4 blocks */
 	rwx_tdt_sg(&msg, 1, &mdma, &mlen);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), 0);
+	rwx_tdt_reg_refused(test, mr, &attrs, "PI for 3 of 4 blocks");
 	mlen = 32;
 	rwx_tdt_sg(&msg, 1, &mdma, &mlen);
 	dlen[0] = 2000;	/* not whole intervals */
 	rwx_tdt_sg(dsg, 1, ddma, dlen);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), -ENOMEM);
-	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, NULL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), 0);
+	rwx_tdt_reg_refused(test, mr, &attrs, "not whole intervals");
+	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, NULL), 0);
+	rwx_tdt_reg_refused(test, mr, &attrs,
+			    "not whole interleaved intervals");
 	for (i = 0; i < 3; i++) {	/* three pages, the MR holds two */
 		ddma[i] = env->local_dma + 2 * i * PAGE_SIZE;
 		dlen[i] = PAGE_SIZE;
@@ -1961,8 +2007,9 @@ static void rwx_tdt_pi_refused(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test,
 			  rwx_tdt_fired(env, RWX_TESTDEV_FAULT_MAP_FAIL));
 	KUNIT_EXPECT_EQ(test, rwx_tdt_map_pi(mr, dsg, 1, &msg), 0);
+	*mr->sig_attrs = attrs;
 
-	/* A local SGE that does not cover the wire image. */
+	/* A local SGE that is not the one rw.c makes. */
 	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, mr, IB_ACCESS_LOCAL_WRITE,
 					  IB_WR_REG_MR_INTEGRITY, 1, true), 0);
 	sge.addr = 0;
@@ -1991,28 +2038,173 @@ static void rwx_tdt_pi_refused(struct kunit *test)
 	ib_dereg_mr(mr);
 }
 
+/* An RDMA READ or WRITE of @sge at the whole of @rkey's MR; its status. */
+static enum ib_wc_status rwx_tdt_rdma_status(struct kunit *test,
+					     enum ib_wr_opcode opcode,
+					     struct ib_sge *sge, u64 raddr,
+					     u32 rkey)
+{
+	struct rwx_tdt_env *env = test->priv;
+
+	KUNIT_ASSERT_EQ(test, rwx_tdt_rdma(env->fx.qp, opcode, sge, 1, raddr,
+					   rkey, 7, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 1);
+	return env->wc[0].status;
+}
+
+/* @mr's signature status: the error type, or 0 when none. */
+static int rwx_tdt_sig_err(struct kunit *test, struct ib_mr *mr,
+			   u64 *offset)
+{
+	struct ib_mr_status st;
+
+	KUNIT_EXPECT_EQ(test, ib_check_mr_status(mr, IB_MR_CHECK_SIG_STATUS,
+						 &st), 0);
+	if (!(st.fail_status & IB_MR_CHECK_SIG_STATUS))
+		return 0;
+	*offset = st.sig_err.sig_err_offset;
+	return st.sig_err.err_type;
+}
+
+/*
+ * An integrity MR at the remote end, as an NVMe-oF initiator's is to its
+ * target: the target READs the initiator's data and PI through both MRs
+ * (and a plain buffer takes the bare wire image), then WRITEs it back;
+ * a damaged guard in the initiator's memory is reported by both MRs and
+ * the data still moves; an access that is not the whole wire image from 0
+ * is a remote access error.
+ */
+static void rwx_tdt_pi_remote(struct kunit *test)
+{
+	static const struct rwx_tdt_pi_case c = {
+		"remote", IB_SIG_TYPE_T10_DIF, IB_SIG_TYPE_T10_DIF,
+		IB_T10DIF_CRC, 512, 6, true
+	};
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			   IB_ACCESS_REMOTE_WRITE;
+	struct rwx_tdt_env *env = test->priv;
+	u32 wire_len = rwx_tdt_wire_len(&c);
+	struct ib_mr *host, *target;
+	struct ib_sig_attrs attrs;
+	struct t10_pi_tuple *pi;
+	struct ib_sge sge;
+	u8 *blocks, *image;
+	u64 offset = 0;
+
+	rwx_tdt_setup(test, &rwx_tdt_pi_caps, IB_QP_CREATE_INTEGRITY_EN);
+	blocks = kunit_kmalloc(test, c.blocks * c.interval, GFP_KERNEL);
+	image = kunit_kmalloc(test, wire_len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, blocks);
+	KUNIT_ASSERT_NOT_NULL(test, image);
+	get_random_bytes(blocks, c.blocks * c.interval);
+	rwx_tdt_attrs(&attrs, &c);
+	rwx_tdt_image(&c, blocks, &attrs.wire, image);
+	host = ib_alloc_mr_integrity(env->fx.pd, 4, 4);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, host);
+	target = ib_alloc_mr_integrity(env->fx.pd, 4, 4);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, target);
+
+	/* The initiator's memory is the local buffer, the target's the remote. */
+	rwx_tdt_pi_fill(env, &c, &attrs, blocks);
+	memset(env->remote, 0, RWX_TDT_BUF_LEN);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_pi_map(env, host, &c, &attrs), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_pi_map_at(env->remote_dma, target, &c,
+						&attrs), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, host, access,
+					  IB_WR_REG_MR_INTEGRITY, 1, false), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_reg(env->fx.qp, target, access,
+					  IB_WR_REG_MR_INTEGRITY, 2, false), 0);
+
+	/* READ through both MRs: the target's memory gets data and PI. */
+	sge = (struct ib_sge){ .length = rwx_tdt_sge_len(&c),
+			       .lkey = target->lkey };
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma_status(test, IB_WR_RDMA_READ, &sge,
+						  0, host->rkey),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, env->remote + RWX_TDT_DATA_OFF, blocks,
+			   c.blocks * c.interval);
+	KUNIT_EXPECT_MEMEQ(test, env->remote + RWX_TDT_META_OFF,
+			   env->local + RWX_TDT_META_OFF,
+			   c.blocks * RWX_TDT_PI);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_sig_err(test, host, &offset), 0);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_sig_err(test, target, &offset), 0);
+
+	/* READ into a plain buffer: the wire image itself. */
+	sge = rwx_tdt_sge(env, RWX_TDT_META_OFF / 2, wire_len);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma_status(test, IB_WR_RDMA_READ, &sge,
+						  0, host->rkey),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, env->local + RWX_TDT_META_OFF / 2, image,
+			   wire_len);
+
+	/* WRITE back through both MRs into zeroed initiator memory. */
+	memset(env->local + RWX_TDT_DATA_OFF, 0, c.blocks * c.interval);
+	memset(env->local + RWX_TDT_META_OFF, 0, c.blocks * RWX_TDT_PI);
+	sge = (struct ib_sge){ .length = rwx_tdt_sge_len(&c),
+			       .lkey = target->lkey };
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma_status(test, IB_WR_RDMA_WRITE, &sge,
+						  0, host->rkey),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_MEMEQ(test, env->local + RWX_TDT_DATA_OFF, blocks,
+			   c.blocks * c.interval);
+	KUNIT_EXPECT_MEMEQ(test, env->local + RWX_TDT_META_OFF,
+			   env->remote + RWX_TDT_META_OFF,
+			   c.blocks * RWX_TDT_PI);
+
+	/* A damaged guard in the initiator's memory: both MRs report it. */
+	pi = (struct t10_pi_tuple *)(env->local + RWX_TDT_META_OFF) + 2;
+	pi->guard_tag ^= cpu_to_be16(0x0004);
+	memset(env->remote + RWX_TDT_DATA_OFF, 0, c.blocks * c.interval);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma_status(test, IB_WR_RDMA_READ, &sge,
+						  0, host->rkey),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_sig_err(test, host, &offset),
+			IB_SIG_BAD_GUARD);
+	KUNIT_EXPECT_EQ(test, offset, 2 * (c.interval + RWX_TDT_PI));
+	KUNIT_EXPECT_EQ(test, rwx_tdt_sig_err(test, target, &offset),
+			IB_SIG_BAD_GUARD);
+	KUNIT_EXPECT_EQ(test, offset, 2 * (c.interval + RWX_TDT_PI));
+	KUNIT_EXPECT_MEMEQ(test, env->remote + RWX_TDT_DATA_OFF, blocks,
+			   c.blocks * c.interval);
+
+	/* Not the whole image from 0: a remote access error. */
+	sge = rwx_tdt_sge(env, RWX_TDT_META_OFF / 2, wire_len - 8);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma_status(test, IB_WR_RDMA_READ, &sge,
+						  0, host->rkey),
+			IB_WC_REM_ACCESS_ERR);
+	rwx_td_destroy_qp(&env->fx.qp);
+	ib_dereg_mr(target);
+	ib_dereg_mr(host);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_valid_mrs(env), 0);
+}
+
 /*
  * ib_core's rdma_rw_ctx_signature_init() on the device: its signature
- * pool comes from alloc_mr_integrity, and the chain it posts moves the
- * wire image.
+ * pool comes from alloc_mr_integrity, it sets the attributes after
+ * mapping, and the chain it posts moves the wire image - with PI passed
+ * from a protection list, and inserted from data alone (its SGE then
+ * shorter than the image).
  */
 static void rwx_tdt_pi_rw(struct kunit *test)
 {
-	static const struct rwx_tdt_pi_case c = {
-		"rw", IB_SIG_TYPE_T10_DIF, IB_SIG_TYPE_T10_DIF,
-		IB_T10DIF_CRC, 512, 6, true
+	static const struct rwx_tdt_pi_case cases[] = {
+		{ "rw-pass", IB_SIG_TYPE_T10_DIF, IB_SIG_TYPE_T10_DIF,
+		  IB_T10DIF_CRC, 512, 6, true },
+		{ "rw-insert", IB_SIG_TYPE_NONE, IB_SIG_TYPE_T10_DIF,
+		  IB_T10DIF_CRC, 512, 6, false },
 	};
 	static const struct ib_qp_cap cap = {
 		.max_send_wr = 8, .max_recv_wr = 1,
 		.max_send_sge = 1, .max_recv_sge = 1, .max_rdma_ctxs = 1,
 	};
 	struct rwx_tdt_env *env = test->priv;
-	u32 wire_len = rwx_tdt_wire_len(&c), round, i;
+	const struct rwx_tdt_pi_case *c;
 	struct scatterlist sg, prot;
 	struct ib_sig_attrs attrs;
 	struct ib_mr_status st;
 	struct rdma_rw_ctx ctx;
 	struct ib_cqe cqe = {};
+	u32 round, i, wire_len, uses = 0;
 	u8 *blocks, *image, *pi;
 	int ret;
 
@@ -2028,36 +2220,54 @@ static void rwx_tdt_pi_rw(struct kunit *test)
 
 	blocks = env->extra;
 	pi = env->extra + 4 * PAGE_SIZE;
-	image = kunit_kmalloc(test, wire_len, GFP_KERNEL);
+	image = kunit_kmalloc(test, RWX_TDT_BUF_LEN, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, image);
-	rwx_tdt_attrs(&attrs, &c);
-	for (round = 0; round < 2; round++) {	/* the second invalidates */
-		get_random_bytes(blocks, c.blocks * c.interval);
-		for (i = 0; i < c.blocks; i++)
-			rwx_t10_tuple(&attrs.mem.sig.dif,
-				      blocks + i * c.interval, i,
-				      (struct t10_pi_tuple *)pi + i);
-		sg_init_one(&sg, blocks, c.blocks * c.interval);
-		sg_init_one(&prot, pi, c.blocks * RWX_TDT_PI);
-		memset(env->remote, 0, RWX_TDT_BUF_LEN);
-		ret = rdma_rw_ctx_signature_init(&ctx, env->fx.qp, 1, &sg, 1,
-						 &prot, 1, &attrs,
-						 env->remote_dma,
-						 env->fx.pd->unsafe_global_rkey,
-						 DMA_TO_DEVICE);
-		KUNIT_ASSERT_EQ(test, ret, round ? 3 : 2);
-		KUNIT_EXPECT_EQ(test, rdma_rw_ctx_post(&ctx, env->fx.qp, 1, &cqe,
-						       NULL), 0);
-		KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 1);
-		KUNIT_EXPECT_EQ(test, env->wc[0].status, IB_WC_SUCCESS);
-		KUNIT_EXPECT_EQ(test, ib_check_mr_status(ctx.reg->mr,
-							 IB_MR_CHECK_SIG_STATUS,
-							 &st), 0);
-		KUNIT_EXPECT_EQ(test, st.fail_status, 0);
-		rdma_rw_ctx_destroy_signature(&ctx, env->fx.qp, 1, &sg, 1, &prot,
-					      1, DMA_TO_DEVICE);
-		rwx_tdt_image(&c, blocks, &attrs.wire, image);
-		KUNIT_EXPECT_MEMEQ(test, env->remote, image, wire_len);
+	for (c = cases; c < cases + ARRAY_SIZE(cases); c++) {
+		wire_len = rwx_tdt_wire_len(c);
+		rwx_tdt_attrs(&attrs, c);
+		/* The pool's one MR: every use but the first invalidates. */
+		for (round = 0; round < 2; round++) {
+			get_random_bytes(blocks, c->blocks * c->interval);
+			for (i = 0; c->meta && i < c->blocks; i++)
+				rwx_t10_tuple(&attrs.mem.sig.dif,
+					      blocks + i * c->interval, i,
+					      (struct t10_pi_tuple *)pi + i);
+			sg_init_one(&sg, blocks, c->blocks * c->interval);
+			sg_init_one(&prot, pi, c->blocks * RWX_TDT_PI);
+			memset(env->remote, 0, RWX_TDT_BUF_LEN);
+			ret = rdma_rw_ctx_signature_init(&ctx, env->fx.qp, 1,
+							 &sg, 1,
+							 c->meta ? &prot : NULL,
+							 c->meta ? 1 : 0,
+							 &attrs,
+							 env->remote_dma,
+							 env->fx.pd->unsafe_global_rkey,
+							 DMA_TO_DEVICE);
+			KUNIT_ASSERT_EQ_MSG(test, ret, uses++ ? 3 : 2, "%s",
+					    c->name);
+			KUNIT_EXPECT_EQ(test, rdma_rw_ctx_post(&ctx, env->fx.qp,
+							       1, &cqe, NULL),
+					0);
+			KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 1);
+			KUNIT_EXPECT_EQ_MSG(test, env->wc[0].status,
+					    IB_WC_SUCCESS, "%s", c->name);
+			KUNIT_EXPECT_EQ(test,
+					ib_check_mr_status(ctx.reg->mr,
+							   IB_MR_CHECK_SIG_STATUS,
+							   &st), 0);
+			KUNIT_EXPECT_EQ(test, st.fail_status, 0);
+			rdma_rw_ctx_destroy_signature(&ctx, env->fx.qp, 1, &sg,
+						      1, c->meta ? &prot : NULL,
+						      c->meta ? 1 : 0,
+						      DMA_TO_DEVICE);
+			rwx_tdt_image(c, blocks, &attrs.wire, image);
+			KUNIT_EXPECT_MEMEQ_MSG(test, env->remote, image,
+					       wire_len, "%s", c->name);
+			KUNIT_EXPECT_NULL(test,
+					  memchr_inv(env->remote + wire_len, 0,
+						     RWX_TDT_BUF_LEN -
+						     wire_len));
+		}
 	}
 	rwx_td_destroy_qp(&env->fx.qp);
 }
@@ -2078,6 +2288,7 @@ static struct kunit_case rwx_tdt_cases[] = {
 	KUNIT_CASE_PARAM(rwx_tdt_pi_data, rwx_tdt_pi_gen_params),
 	KUNIT_CASE(rwx_tdt_pi_errors),
 	KUNIT_CASE(rwx_tdt_pi_refused),
+	KUNIT_CASE(rwx_tdt_pi_remote),
 	KUNIT_CASE(rwx_tdt_pi_rw),
 	{}
 };

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Signature (T10-PI) contexts: one integrity MR maps data and PI. */
 
+#include <linux/math64.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/t10-pi.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mr_pool.h>
 #include <rdma/rw.h>
@@ -37,6 +39,51 @@ static bool rdma_rwx_sig_attrs_valid(const struct ib_sig_attrs *attrs)
 		attrs->wire.sig_type != IB_SIG_TYPE_NONE);
 }
 
+/* Bytes of the first @nents entries of @sg. */
+static u64 rdma_rwx_sg_bytes(struct scatterlist *sg, u32 nents)
+{
+	u64 bytes = 0;
+
+	for (; sg && nents; nents--, sg = sg_next(sg))
+		bytes += sg->length;
+	return bytes;
+}
+
+/*
+ * Whether the lists hold whole protection intervals as @attrs lay them
+ * out: memory T10-DIF keeps 8 bytes of PI per interval in the protection
+ * list, or after each interval's data without one; memory NONE has no
+ * protection list; both domains T10-DIF share one interval.  A device maps
+ * what it is given (mlx5 reads the attributes only at REG_MR_INTEGRITY),
+ * so a mismatch would otherwise reach the wire.
+ */
+static bool rdma_rwx_sig_lists_valid(const struct ib_sig_attrs *attrs,
+				     struct scatterlist *sg, u32 sg_cnt,
+				     struct scatterlist *prot_sg,
+				     u32 prot_sg_cnt)
+{
+	const struct ib_t10_dif_domain *mem = &attrs->mem.sig.dif;
+	const struct ib_t10_dif_domain *wire = &attrs->wire.sig.dif;
+	bool mem_pi = attrs->mem.sig_type == IB_SIG_TYPE_T10_DIF;
+	bool wire_pi = attrs->wire.sig_type == IB_SIG_TYPE_T10_DIF;
+	u64 data = rdma_rwx_sg_bytes(sg, sg_cnt), blocks;
+	u32 interval, rem;
+
+	if (mem_pi && wire_pi && mem->pi_interval != wire->pi_interval)
+		return false;
+	if (!mem_pi && prot_sg_cnt)
+		return false;
+	interval = mem_pi ? mem->pi_interval : wire->pi_interval;
+	if (mem_pi && !prot_sg_cnt)
+		interval += sizeof(struct t10_pi_tuple);
+	blocks = div_u64_rem(data, interval, &rem);
+	if (!blocks || rem)
+		return false;
+	return !prot_sg_cnt ||
+	       rdma_rwx_sg_bytes(prot_sg, prot_sg_cnt) ==
+	       blocks * sizeof(struct t10_pi_tuple);
+}
+
 static int rdma_rwx_sig_check_args(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				   u32 port_num, struct scatterlist *sg,
 				   u32 sg_cnt, struct scatterlist *prot_sg,
@@ -52,7 +99,9 @@ static int rdma_rwx_sig_check_args(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (!qp || !sg || !sg_cnt || !sig_attrs ||
 	    (prot_sg_cnt && !prot_sg) || !rdma_rwx_dir_valid(dir) ||
 	    !rdma_rwx_port_valid(qp->pd->device, port_num) ||
-	    !rdma_rwx_sig_attrs_valid(sig_attrs))
+	    !rdma_rwx_sig_attrs_valid(sig_attrs) ||
+	    !rdma_rwx_sig_lists_valid(sig_attrs, sg, sg_cnt, prot_sg,
+				      prot_sg_cnt))
 		return -EINVAL;
 	if (!qp->integrity_en)
 		return -EOPNOTSUPP;
@@ -143,7 +192,9 @@ out_put:
  *
  * Context: process context; may sleep.
  * Return: the number of WRs the context will post; -EINVAL for bad
- * arguments or domains, or lists one integrity MR cannot map; -EOPNOTSUPP
+ * arguments or domains, lists that do not hold whole protection intervals
+ * as the domains lay them out, or lists one integrity MR cannot map;
+ * -EOPNOTSUPP
  * when @qp has no integrity; -ENOMEM when mapping or allocation fails;
  * -EAGAIN when the signature pool is empty for now; -ENOSPC when it has
  * no MR at all.  On error nothing stays mapped or taken from the pool.

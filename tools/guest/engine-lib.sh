@@ -191,6 +191,13 @@ device_mrs() {
 		for (i = 3; i < NF; i++) if ($i == "mr") print $(i + 1) }'
 }
 
+# pause SECONDS: sleep without an exec (a read that times out on a pipe
+# no one writes): an exec costs a loaded debug guest a second or more.
+pause() {
+	[ -n "${PAUSE_FD:-}" ] || exec {PAUSE_FD}<> <(:)
+	read -rt "$1" -u "$PAUSE_FD" _ || :
+}
+
 # takeover_switches N PID: the takeover turned off and on again N times at
 # random intervals (0-0.9 s before each transition; RANDOM seeded from
 # RWX_TAKEOVER_SEED or the clock, and said) while PID, the ULP's load,
@@ -200,7 +207,7 @@ takeover_switches() {
 	RANDOM=$seed
 	for ((i = 1; i <= n; i++)); do
 		for step in takeover_disable takeover_enable; do
-			sleep "0.$((RANDOM % 10))"
+			pause "0.$((RANDOM % 10))"
 			t0=${EPOCHREALTIME/./}	# (no exec: each costs a loaded guest seconds)
 			$step || { echo "${RWX_LOG_PREFIX:-nvmeof}: switch $i of $n: $step failed"; return 1; }
 			ms+=($(((${EPOCHREALTIME/./} - t0) / 1000)))

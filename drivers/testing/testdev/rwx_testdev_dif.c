@@ -2,40 +2,39 @@
 /*
  * rwx_testdev: T10-DIF in integrity MRs.
  *
- * Layout.  map_mr_sg_pi() reads mr->sig_attrs (the ULP or ib_core puts
- * them there before mapping) and maps the data list and, if given, the
+ * Layout.  map_mr_sg_pi() maps the data list and, if given, the
  * protection (meta) list, each with ib_sg_to_pages() into a page list of
- * its own.  Let I be the protection interval of the T10-DIF domain(s)
- * (512 or 4096; when both domains are T10-DIF their intervals must match),
- * and n the number of intervals:
+ * its own, and reads no signature attributes, as on mlx5: mr->iova = 0,
+ * sig_attrs->meta_length = the protection list's bytes (0 without one),
+ * mr->length = both lists' bytes.  It returns -ENOMEM when a list does not
+ * fit the MR.  ULPs set the attributes after mapping (nvme-rdma and
+ * ib_core's rdma_rw_ctx_signature_init() do): posting REG_MR_INTEGRITY
+ * checks them against the lists and refuses (-EINVAL) attributes that are
+ * malformed (neither domain T10-DIF, an interval or guard type T10 does
+ * not define, intervals that differ), a meta list when memory is NONE or
+ * whose length does not match the data, and data that is not a whole
+ * number of intervals.  Let I be the protection interval of the T10-DIF
+ * domain(s) (512 or 4096) and n the number of intervals:
  *
  *  - memory T10-DIF, meta list given: PI lives in the meta list, 8 bytes
- *    per interval; the data list holds D = n * I bytes and the meta list
+ *    per interval; the data list holds n * I bytes and the meta list
  *    exactly n * 8;
  *  - memory T10-DIF, no meta list: PI is interleaved, each interval's 8
  *    bytes after its data, in a data list of n * (I + 8) bytes;
- *  - memory NONE: the data list holds D = n * I bytes, no meta list.
+ *  - memory NONE: the data list holds n * I bytes, no meta list.
  *
- * The MR then describes the protected region as interleaved data and PI,
- * zero-based: mr->iova = 0 (as on mlx5), sig_attrs->meta_length = n * 8
- * and mr->length = D + n * 8.  The wire image of a transfer is the whole
- * region when the wire domain is T10-DIF, and D bytes (the data alone)
- * when it is NONE: mr->length - meta_length, which is what ib_core's
- * rdma_rw_ctx_signature_init() posts.  This is the device's own model:
- * mlx5 reports meta_length as the bytes of the protection list (0 without
- * one) and mr->length as data list plus protection list, so for memory
- * NONE (insert) and for interleaved memory PI the length ib_core and the
- * engine post differ between the two devices; the engine only takes the
- * driver's figures, like ib_core.  map_mr_sg_pi() returns -ENOMEM
- * when a list does not fit the MR or the data is not a whole number of
- * intervals, -EINVAL for attributes that are malformed (neither domain
- * T10-DIF, an interval or guard type T10 does not define, intervals that
- * differ), for a meta list when memory is NONE, and for a meta list whose
- * length does not match the data.
- *
- * REG_MR_INTEGRITY takes both page lists and a copy of mr->sig_attrs.  A
- * local SGE naming the VALID MR must start at 0 and cover the wire image
- * exactly, and be the WR's only SGE.
+ * The wire image of a transfer holds each interval's data followed, when
+ * the wire domain is T10-DIF, by its 8-byte tuple: n * (I + 8) or n * I
+ * bytes.  REG_MR_INTEGRITY takes both page lists and a copy of
+ * mr->sig_attrs.  A local SGE naming the VALID MR must be the WR's only
+ * SGE, start at 0 and be mr->length less meta_length when the wire domain
+ * is NONE, as rdma_rw_ctx_signature_init() posts it; that is the wire
+ * image's length but where PI is inserted on the wire (memory NONE: the
+ * SGE is n * I) or interleaved PI stripped from it (n * (I + 8)), and the
+ * wire image is what moves.  A remote access (an rkey) to a VALID
+ * integrity MR takes its whole wire image, from 0: what an NVMe-oF target
+ * does to its initiator's MR.  Where both ends are integrity MRs their
+ * wire images must agree (interval, intervals, wire domain).
  *
  * Memory to wire (RDMA WRITE source), per interval i: the data is read
  * from memory; if memory is T10-DIF its PI tuple (guard be16, application
@@ -150,6 +149,33 @@ int rwx_td_pi_layout(const struct ib_sig_attrs *sig, u64 data_list_len,
 u64 rwx_td_pi_wire_len(const struct rwx_td_pi_layout *layout)
 {
 	return layout->data_len + (layout->wire_pi ? layout->meta_length : 0);
+}
+
+/*
+ * The length of a local SGE naming a VALID integrity MR (see the top):
+ * its lists' bytes, less the protection list when the wire has no PI.
+ */
+u64 rwx_td_pi_sge_len(const struct rwx_td_mr *mr)
+{
+	return mr->reg.length + (mr->reg_pi.wire_pi ? mr->reg_meta.length : 0);
+}
+
+/**
+ * rwx_td_pi_reg_check() - whether an integrity MR can be registered
+ * @mr: the MR, its lists mapped
+ * @sig: the signature attributes the registration will take
+ *
+ * Return: 0, or -EINVAL when @sig and the lists do not make a layout.
+ */
+int rwx_td_pi_reg_check(const struct rwx_td_mr *mr,
+			const struct ib_sig_attrs *sig)
+{
+	struct rwx_td_pi_layout layout;
+
+	if (rwx_td_pi_layout(sig, mr->map.length, mr->meta_map.npages != 0,
+			     mr->meta_map.length, &layout))
+		return -EINVAL;
+	return 0;
 }
 
 /* The registered data and protection lists as segments. */
@@ -270,92 +296,158 @@ static void rwx_td_pi_pass(const struct ib_t10_dif_domain *from,
 	out->ref_tag = cpu_to_be32(ref);
 }
 
-/**
- * rwx_td_pi_write() - memory to wire through a VALID integrity MR
- * @tdev: the instance (its scratch buffer)
- * @mr: the MR
- * @wire: where the wire image goes, rwx_td_pi_wire_len() bytes
- *
- * Return: 0, or -EFAULT when memory cannot be reached.
+/*
+ * One integrity MR's memory, walked interval by interval: its data list
+ * and, where memory keeps PI apart, its protection list.
  */
-int rwx_td_pi_write(struct rwx_testdev *tdev, struct rwx_td_mr *mr,
-		    struct rwx_td_cursor *wire)
+struct rwx_td_pi_port {
+	struct rwx_td_mr *mr;
+	struct rwx_td_seg dseg, mseg;
+	struct rwx_td_cursor data, meta;
+};
+
+static void rwx_td_pi_port_init(struct rwx_td_pi_port *port,
+				struct rwx_td_mr *mr)
 {
+	port->mr = mr;
+	rwx_td_pi_segs(mr, &port->dseg, &port->mseg);
+	port->data = (struct rwx_td_cursor){ .segs = &port->dseg, .nsegs = 1 };
+	port->meta = (struct rwx_td_cursor){ .segs = &port->mseg, .nsegs = 1 };
+}
+
+/* The cursor memory's PI tuples are read from or written to. */
+static struct rwx_td_cursor *rwx_td_pi_tuples(struct rwx_td_pi_port *port)
+{
+	return port->mr->reg_pi.interleaved ? &port->data : &port->meta;
+}
+
+/*
+ * Memory to wire: interval @i of @port's memory into @blk, checked against
+ * the memory domain, and its wire tuple into @out (when the wire carries
+ * PI: memory's passed, or one inserted).
+ */
+static int rwx_td_pi_out(struct rwx_td_pi_port *port, u32 i, u8 *blk,
+			 struct t10_pi_tuple *out)
+{
+	struct rwx_td_mr *mr = port->mr;
 	const struct ib_t10_dif_domain *mdif = &mr->reg_sig.mem.sig.dif;
 	const struct ib_t10_dif_domain *wdif = &mr->reg_sig.wire.sig.dif;
 	const struct rwx_td_pi_layout *l = &mr->reg_pi;
-	struct rwx_td_seg dseg, mseg;
-	struct rwx_td_cursor data = { .segs = &dseg, .nsegs = 1 };
-	struct rwx_td_cursor meta = { .segs = &mseg, .nsegs = 1 };
-	struct rwx_td_cursor *pic = l->interleaved ? &data : &meta;
-	struct t10_pi_tuple in, out;
-	u8 *blk = tdev->blk;
-	u32 i;
+	struct t10_pi_tuple in;
 
-	rwx_td_pi_segs(mr, &dseg, &mseg);
-	for (i = 0; i < l->nblocks; i++) {
-		if (rwx_td_cursor_copy(&data, blk, l->interval, false))
+	if (rwx_td_cursor_copy(&port->data, blk, l->interval, false))
+		return -EFAULT;
+	if (l->mem_pi) {
+		if (rwx_td_cursor_copy(rwx_td_pi_tuples(port), &in,
+				       sizeof(in), false))
 			return -EFAULT;
-		if (l->mem_pi) {
-			if (rwx_td_cursor_copy(pic, &in, sizeof(in), false))
-				return -EFAULT;
-			rwx_td_pi_check(mr, mdif, blk, &in, i);
-		}
-		if (rwx_td_cursor_copy(wire, blk, l->interval, true))
-			return -EFAULT;
-		if (!l->wire_pi)
-			continue;
-		if (l->mem_pi)
-			rwx_td_pi_pass(mdif, wdif, blk, &in, i, &out);
-		else
-			rwx_td_pi_generate(wdif, blk, i, &out);
-		if (rwx_td_cursor_copy(wire, &out, sizeof(out), true))
-			return -EFAULT;
+		rwx_td_pi_check(mr, mdif, blk, &in, i);
 	}
+	if (!l->wire_pi)
+		return 0;
+	if (l->mem_pi)
+		rwx_td_pi_pass(mdif, wdif, blk, &in, i, out);
+	else
+		rwx_td_pi_generate(wdif, blk, i, out);
 	return 0;
 }
 
-/**
- * rwx_td_pi_read() - wire to memory through a VALID integrity MR
- * @tdev: the instance (its scratch buffer)
- * @mr: the MR
- * @wire: the wire image, rwx_td_pi_wire_len() bytes
- *
- * Return: 0, or -EFAULT when memory cannot be reached.
+/*
+ * Wire to memory: interval @i's data @blk and wire tuple @in (when the
+ * wire carries PI, checked against the wire domain) into @port's memory,
+ * with memory's tuple (the wire's passed, or one generated).
  */
-int rwx_td_pi_read(struct rwx_testdev *tdev, struct rwx_td_mr *mr,
-		   struct rwx_td_cursor *wire)
+static int rwx_td_pi_in(struct rwx_td_pi_port *port, u32 i, u8 *blk,
+			const struct t10_pi_tuple *in)
 {
+	struct rwx_td_mr *mr = port->mr;
 	const struct ib_t10_dif_domain *mdif = &mr->reg_sig.mem.sig.dif;
 	const struct ib_t10_dif_domain *wdif = &mr->reg_sig.wire.sig.dif;
 	const struct rwx_td_pi_layout *l = &mr->reg_pi;
-	struct rwx_td_seg dseg, mseg;
-	struct rwx_td_cursor data = { .segs = &dseg, .nsegs = 1 };
-	struct rwx_td_cursor meta = { .segs = &mseg, .nsegs = 1 };
-	struct rwx_td_cursor *pic = l->interleaved ? &data : &meta;
-	struct t10_pi_tuple in, out;
+	struct t10_pi_tuple out;
+
+	if (l->wire_pi)
+		rwx_td_pi_check(mr, wdif, blk, in, i);
+	if (rwx_td_cursor_copy(&port->data, blk, l->interval, true))
+		return -EFAULT;
+	if (!l->mem_pi)
+		return 0;
+	if (l->wire_pi)
+		rwx_td_pi_pass(wdif, mdif, blk, in, i, &out);
+	else
+		rwx_td_pi_generate(mdif, blk, i, &out);
+	return rwx_td_cursor_copy(rwx_td_pi_tuples(port), &out, sizeof(out),
+				  true);
+}
+
+/*
+ * Interval data @blk and, when the wire carries PI, its @tuple, out of
+ * (or, @to_image, into) a wire image at @c.
+ */
+static int rwx_td_pi_image_copy(struct rwx_td_cursor *c,
+				const struct rwx_td_pi_layout *l, u8 *blk,
+				struct t10_pi_tuple *tuple, bool to_image)
+{
+	if (rwx_td_cursor_copy(c, blk, l->interval, to_image))
+		return -EFAULT;
+	if (l->wire_pi &&
+	    rwx_td_cursor_copy(c, tuple, sizeof(*tuple), to_image))
+		return -EFAULT;
+	return 0;
+}
+
+/* Whether two integrity MRs' wire images are laid out alike. */
+static bool rwx_td_pi_wires_match(const struct rwx_td_pi_layout *a,
+				  const struct rwx_td_pi_layout *b)
+{
+	return a->interval == b->interval && a->nblocks == b->nblocks &&
+	       a->wire_pi == b->wire_pi;
+}
+
+/**
+ * rwx_td_pi_move() - a wire image from one side to the other
+ * @tdev: the instance (its scratch block)
+ * @src_mr: the VALID integrity MR the image is made through from memory,
+ *	or NULL when @src holds the image itself
+ * @src: the source's memory when @src_mr is NULL
+ * @dst_mr: the VALID integrity MR the image goes to memory through, or
+ *	NULL when @dst takes the image itself
+ * @dst: the destination's memory when @dst_mr is NULL
+ *
+ * At least one side is an integrity MR; where both are (an initiator's and
+ * a target's, as in NVMe-oF with PI), their wire images must agree.  The
+ * image moves one interval at a time through the scratch block.
+ *
+ * Return: 0, -EINVAL when the two wire images differ, -EFAULT when memory
+ * cannot be reached.
+ */
+int rwx_td_pi_move(struct rwx_testdev *tdev, struct rwx_td_mr *src_mr,
+		   struct rwx_td_cursor *src, struct rwx_td_mr *dst_mr,
+		   struct rwx_td_cursor *dst)
+{
+	const struct rwx_td_pi_layout *l = src_mr ? &src_mr->reg_pi :
+						    &dst_mr->reg_pi;
+	struct rwx_td_pi_port in_port, out_port;
+	struct t10_pi_tuple tuple;
 	u8 *blk = tdev->blk;
 	u32 i;
+	int ret;
 
-	rwx_td_pi_segs(mr, &dseg, &mseg);
+	if (src_mr && dst_mr && !rwx_td_pi_wires_match(l, &dst_mr->reg_pi))
+		return -EINVAL;
+	if (src_mr)
+		rwx_td_pi_port_init(&out_port, src_mr);
+	if (dst_mr)
+		rwx_td_pi_port_init(&in_port, dst_mr);
 	for (i = 0; i < l->nblocks; i++) {
-		if (rwx_td_cursor_copy(wire, blk, l->interval, false))
-			return -EFAULT;
-		if (l->wire_pi) {
-			if (rwx_td_cursor_copy(wire, &in, sizeof(in), false))
-				return -EFAULT;
-			rwx_td_pi_check(mr, wdif, blk, &in, i);
-		}
-		if (rwx_td_cursor_copy(&data, blk, l->interval, true))
-			return -EFAULT;
-		if (!l->mem_pi)
-			continue;
-		if (l->wire_pi)
-			rwx_td_pi_pass(wdif, mdif, blk, &in, i, &out);
-		else
-			rwx_td_pi_generate(mdif, blk, i, &out);
-		if (rwx_td_cursor_copy(pic, &out, sizeof(out), true))
-			return -EFAULT;
+		ret = src_mr ? rwx_td_pi_out(&out_port, i, blk, &tuple) :
+			       rwx_td_pi_image_copy(src, l, blk, &tuple, false);
+		if (ret)
+			return ret;
+		ret = dst_mr ? rwx_td_pi_in(&in_port, i, blk, &tuple) :
+			       rwx_td_pi_image_copy(dst, l, blk, &tuple, true);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -347,20 +347,21 @@ static bool rwx_td_mr_seg(const struct rwx_td_mr *mr, u64 addr, u64 len,
 }
 
 /*
- * A local SGE naming a VALID integrity MR: it must cover the wire image of
- * the protected region exactly, from its start.
+ * A local SGE naming a VALID integrity MR: from its start, as long as
+ * rdma_rw_ctx_signature_init() makes it; *@total is the wire image's
+ * length, what moves (rwx_testdev_dif.c).
  */
 static enum ib_wc_status rwx_td_pi_local(const struct rwx_td_mr *mr,
 					 const struct ib_sge *sge, u64 *total)
 {
 	struct rwx_td_seg data, meta;
 
-	if (sge->addr || sge->length != rwx_td_pi_wire_len(&mr->reg_pi))
+	if (sge->addr || sge->length != rwx_td_pi_sge_len(mr))
 		return IB_WC_LOC_PROT_ERR;
 	rwx_td_pi_segs(mr, &data, &meta);
 	if (rwx_td_segs_check(&data, 1) || rwx_td_segs_check(&meta, 1))
 		return IB_WC_LOC_PROT_ERR;
-	*total = sge->length;
+	*total = rwx_td_pi_wire_len(&mr->reg_pi);
 	return IB_WC_SUCCESS;
 }
 
@@ -428,20 +429,42 @@ static enum ib_wc_status rwx_td_local_segs(struct rwx_td_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/* The peer's memory that @rkey names, checked as @access requires. */
+/*
+ * The peer's memory that @rkey names, checked as @access requires: a range
+ * of a DMA or fast-reg MR into @seg, or a VALID integrity MR (*@pi_mr),
+ * whose whole wire image, from 0, @len must be.
+ */
 static bool rwx_td_remote_seg(struct rwx_td_qp *peer, int peer_access,
 			      u32 rkey, u64 addr, u64 len, int access,
-			      struct rwx_td_seg *seg)
+			      struct rwx_td_seg *seg, struct rwx_td_mr **pi_mr)
 {
 	struct rwx_td_mr *mr;
 
+	*pi_mr = NULL;
 	mr = rwx_td_mr_lookup(peer->tdev, rkey);
 	if (!mr || !mr->valid || mr->key != rkey ||
-	    mr->kind == RWX_TD_MR_INTEGRITY || mr->ibmr.pd != peer->ibqp.pd)
+	    mr->ibmr.pd != peer->ibqp.pd)
 		return false;
 	if (!(mr->access & access) || !(peer_access & access))
 		return false;
+	if (mr->kind == RWX_TD_MR_INTEGRITY) {
+		*pi_mr = mr;
+		return !addr && len == rwx_td_pi_wire_len(&mr->reg_pi);
+	}
 	return rwx_td_mr_seg(mr, addr, len, seg) && !rwx_td_segs_check(seg, 1);
+}
+
+/*
+ * @len bytes from @src to @dst, through the integrity MRs on either side
+ * where there are (then the wire image of @len bytes).
+ */
+static int rwx_td_move(struct rwx_testdev *tdev, struct rwx_td_mr *src_mr,
+		       struct rwx_td_cursor *src, struct rwx_td_mr *dst_mr,
+		       struct rwx_td_cursor *dst, u64 len)
+{
+	if (src_mr || dst_mr)
+		return rwx_td_pi_move(tdev, src_mr, src, dst_mr, dst);
+	return rwx_td_copy(src, dst, len);
 }
 
 /* Invalidates the fast-reg or integrity MR @key names in @pd. */
@@ -522,8 +545,8 @@ static enum ib_wc_status rwx_td_do_write(struct rwx_td_exec *ex)
 	struct rwx_td_cursor dst = { .segs = tdev->dst_segs, .nsegs = 1 };
 	struct rwx_td_rwqe *rwqe;
 	enum ib_wc_status st;
+	struct rwx_td_mr *pi_mr, *remote_pi_mr;
 	struct rwx_td_qp *peer;
-	struct rwx_td_mr *pi_mr;
 	int peer_access;
 	u64 total;
 
@@ -536,11 +559,11 @@ static enum ib_wc_status rwx_td_do_write(struct rwx_td_exec *ex)
 	if (!peer)
 		return IB_WC_RETRY_EXC_ERR;
 	if (!rwx_td_remote_seg(peer, peer_access, swqe->rkey, swqe->remote_addr,
-			       total, IB_ACCESS_REMOTE_WRITE, tdev->dst_segs))
+			       total, IB_ACCESS_REMOTE_WRITE, tdev->dst_segs,
+			       &remote_pi_mr))
 		return IB_WC_REM_ACCESS_ERR;
 
-	if (pi_mr ? rwx_td_pi_write(tdev, pi_mr, &dst) :
-		    rwx_td_copy(&src, &dst, total))
+	if (rwx_td_move(tdev, pi_mr, &src, remote_pi_mr, &dst, total))
 		return IB_WC_LOC_PROT_ERR;
 	ex->byte_len = total;
 
@@ -559,9 +582,9 @@ static enum ib_wc_status rwx_td_do_read(struct rwx_td_exec *ex)
 	struct rwx_testdev *tdev = ex->tdev;
 	struct rwx_td_cursor src = { .segs = tdev->src_segs, .nsegs = 1 };
 	struct rwx_td_cursor dst = { .segs = tdev->dst_segs };
+	struct rwx_td_mr *pi_mr, *remote_pi_mr;
 	enum ib_wc_status st;
 	struct rwx_td_qp *peer;
-	struct rwx_td_mr *pi_mr;
 	int peer_access;
 	u64 total;
 
@@ -578,11 +601,11 @@ static enum ib_wc_status rwx_td_do_read(struct rwx_td_exec *ex)
 	if (!peer)
 		return IB_WC_RETRY_EXC_ERR;
 	if (!rwx_td_remote_seg(peer, peer_access, swqe->rkey, swqe->remote_addr,
-			       total, IB_ACCESS_REMOTE_READ, tdev->src_segs))
+			       total, IB_ACCESS_REMOTE_READ, tdev->src_segs,
+			       &remote_pi_mr))
 		return IB_WC_REM_ACCESS_ERR;
 
-	if (pi_mr ? rwx_td_pi_read(tdev, pi_mr, &src) :
-		    rwx_td_copy(&src, &dst, total))
+	if (rwx_td_move(tdev, remote_pi_mr, &src, pi_mr, &dst, total))
 		return IB_WC_LOC_PROT_ERR;
 	ex->byte_len = total;
 

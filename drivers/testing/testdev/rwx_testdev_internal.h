@@ -482,11 +482,13 @@ int rwx_td_pi_layout(const struct ib_sig_attrs *sig, u64 data_list_len,
 		     bool meta_list, u64 meta_list_len,
 		     struct rwx_td_pi_layout *layout);
 u64 rwx_td_pi_wire_len(const struct rwx_td_pi_layout *layout);
+u64 rwx_td_pi_sge_len(const struct rwx_td_mr *mr);
+int rwx_td_pi_reg_check(const struct rwx_td_mr *mr,
+			const struct ib_sig_attrs *sig);
 void rwx_td_pi_segs(const struct rwx_td_mr *mr, struct rwx_td_seg *data,
 		    struct rwx_td_seg *meta);
-int rwx_td_pi_write(struct rwx_testdev *tdev, struct rwx_td_mr *mr,
-		    struct rwx_td_cursor *wire);
-int rwx_td_pi_read(struct rwx_testdev *tdev, struct rwx_td_mr *mr,
-		   struct rwx_td_cursor *wire);
+int rwx_td_pi_move(struct rwx_testdev *tdev, struct rwx_td_mr *src_mr,
+		   struct rwx_td_cursor *src, struct rwx_td_mr *dst_mr,
+		   struct rwx_td_cursor *dst);
 
 #endif /* _RWX_TESTDEV_INTERNAL_H */

@@ -273,9 +273,8 @@ int rwx_td_map_mr_sg_pi(struct ib_mr *ibmr, struct scatterlist *data_sg,
 {
 	struct rwx_td_mr *mr = to_tdmr(ibmr);
 	struct rwx_testdev *tdev = mr->tdev;
-	struct rwx_td_pi_layout layout;
-	bool fail, short_map, nomem, meta;
-	int n, ret;
+	bool fail, short_map, nomem;
+	int n;
 
 	if (mr->kind != RWX_TD_MR_INTEGRITY || !ibmr->sig_attrs ||
 	    !rwx_td_page_size_ok(ibmr->page_size) || !data_sg ||
@@ -297,10 +296,9 @@ int rwx_td_map_mr_sg_pi(struct ib_mr *ibmr, struct scatterlist *data_sg,
 	if (n < data_sg_nents)
 		return -ENOMEM;
 
-	meta = meta_sg && meta_sg_nents;
 	mr->meta_map.npages = 0;
 	mr->meta_map.length = 0;
-	if (meta) {
+	if (meta_sg && meta_sg_nents) {
 		n = rwx_td_map_list(mr, &mr->meta_map, meta_sg, meta_sg_nents,
 				    meta_sg_offset);
 		if (n < 0)
@@ -309,13 +307,10 @@ int rwx_td_map_mr_sg_pi(struct ib_mr *ibmr, struct scatterlist *data_sg,
 			return -ENOMEM;
 	}
 
-	ret = rwx_td_pi_layout(ibmr->sig_attrs, mr->map.length, meta,
-			       mr->meta_map.length, &layout);
-	if (ret)
-		return ret;
-	ibmr->sig_attrs->meta_length = layout.meta_length;
+	/* The attributes are the ULP's until REG_MR_INTEGRITY is posted. */
+	ibmr->sig_attrs->meta_length = mr->meta_map.length;
 	ibmr->iova = 0;
-	ibmr->length = layout.data_len + layout.meta_length;
+	ibmr->length = mr->map.length + mr->meta_map.length;
 	return 0;
 }
 

@@ -496,7 +496,9 @@ static int rwx_td_check_send_wr(struct rwx_td_qp *qp,
 		    reg->mr->type == IB_MR_TYPE_DMA)
 			return -EINVAL;
 		if (wr->opcode == IB_WR_REG_MR_INTEGRITY &&
-		    !rwx_td_sig_status_read(reg->mr))
+		    (!rwx_td_sig_status_read(reg->mr) ||
+		     rwx_td_pi_reg_check(to_tdmr(reg->mr),
+					 reg->mr->sig_attrs)))
 			return -EINVAL;
 		max_sge = 0;
 		break;
