@@ -2071,8 +2071,9 @@ static int rwx_tdt_sig_err(struct kunit *test, struct ib_mr *mr,
  * target: the target READs the initiator's data and PI through both MRs
  * (and a plain buffer takes the bare wire image), then WRITEs it back;
  * a damaged guard in the initiator's memory is reported by both MRs and
- * the data still moves; an access that is not the whole wire image from 0
- * is a remote access error.
+ * the data still moves, one damaged on the wire (the device's fault) by
+ * the receiving MR alone; an access that is not the whole wire image from
+ * 0 is a remote access error.
  */
 static void rwx_tdt_pi_remote(struct kunit *test)
 {
@@ -2166,6 +2167,18 @@ static void rwx_tdt_pi_remote(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offset, 2 * (c.interval + RWX_TDT_PI));
 	KUNIT_EXPECT_MEMEQ(test, env->remote + RWX_TDT_DATA_OFF, blocks,
 			   c.blocks * c.interval);
+
+	/* Damaged on the wire (the fault): the receiving MR reports it. */
+	pi->guard_tag ^= cpu_to_be16(0x0004);
+	rwx_testdev_inject(env->fx.tdev, RWX_TESTDEV_FAULT_PI_WIRE, 1);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_rdma_status(test, IB_WR_RDMA_READ, &sge,
+						  0, host->rkey),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, rwx_tdt_fired(env, RWX_TESTDEV_FAULT_PI_WIRE));
+	KUNIT_EXPECT_EQ(test, rwx_tdt_sig_err(test, host, &offset), 0);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_sig_err(test, target, &offset),
+			IB_SIG_BAD_GUARD);
+	KUNIT_EXPECT_EQ(test, offset, 0);
 
 	/* Not the whole image from 0: a remote access error. */
 	sge = rwx_tdt_sge(env, RWX_TDT_META_OFF / 2, wire_len - 8);

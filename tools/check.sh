@@ -546,11 +546,15 @@ job_takeover_debug_mr_612() {
 		-e RWX_EXPECT_PATHS=mr
 }
 # 6.12's switches rewrite its cond_resched() sites: one TCG thread, as on
-# the debug kernel.
+# the debug kernel.  Stock 6.12's own nvmet-rdma with protection
+# information, on the test device's mlx5-pi set (integrity handover, which
+# rxe lacks): the takeover serves its signature contexts, switched under
+# the load, and guards damaged on the wire are reported.
 job_takeover_612() {	# 180
 	[ "$stock_ok" = 0 ] || return 0
 	RWX_QEMU_TCG_THREAD=single takeover_boot takeover-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
-		"$RWX_BUILD/mod-6.12"
+		"$RWX_BUILD/mod-6.12" -e RWX_DEV=testdev -e RWX_TESTDEV_SPEC=mlx5-pi -e RWX_PI=1 \
+		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-6.12/drivers/testing/testdev/rwx_testdev.ko"
 }
 # Loading orders under the takeover (stock 6.1): rxe's device deleted
 # under fio (the ULP's contexts torn down through the engine), rdma_rxe
@@ -697,7 +701,7 @@ record_runs() {
 
 suite nvmeof
 # shellcheck disable=SC2086
-record_runs '^nvmeof: (FAILED|fio verified|engine paths|the client saw|smp: |takeover|[a-z]+0 holds)' $NVMEOF_RUNS
+record_runs '^nvmeof: (FAILED|fio verified|engine paths|the client saw|smp: |takeover|[a-z]+0 holds|PI: )' $NVMEOF_RUNS
 suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served|.*fio every-cpu: )' $ISER_RUNS

@@ -191,10 +191,14 @@ device_mrs() {
 		for (i = 3; i < NF; i++) if ($i == "mr") print $(i + 1) }'
 }
 
-# pause SECONDS: sleep without an exec (a read that times out on a pipe
-# no one writes): an exec costs a loaded debug guest a second or more.
+# pause SECONDS: sleep without an exec (a read that times out on a FIFO
+# no one writes; the guests have no /dev/fd for a process substitution):
+# an exec costs a loaded debug guest a second or more.
 pause() {
-	[ -n "${PAUSE_FD:-}" ] || exec {PAUSE_FD}<> <(:)
+	local fifo=/tmp/rwx-pause.$$
+	if [ -z "${PAUSE_FD:-}" ]; then
+		mkfifo "$fifo" && exec {PAUSE_FD}<> "$fifo" && rm -f "$fifo" || return 1
+	fi
 	read -rt "$1" -u "$PAUSE_FD" _ || :
 }
 

@@ -57,7 +57,7 @@ nvmeof_target_unload() {
 
 nvmeof_modules_unload() {
 	local m
-	for m in nvme_rdma nvme_fabrics nvmet_rdma nvmet null_blk; do
+	for m in nvme_rdma nvme_fabrics nvmet_rdma nvmet null_blk scsi_debug; do
 		[ -d /sys/module/$m ] || continue
 		rmmod $m || { echo "nvmeof: rmmod $m failed"; return 1; }
 	done
@@ -70,14 +70,38 @@ nvmeof_modules_unload() {
 	fi
 }
 
-# nvmeof_target_up ADDR: subsystem with namespace 1 on /dev/nullb0, port on
-# ADDR:4420 over RDMA.
+# The namespace's disk: memory-backed null_blk, or with RWX_PI=1 a
+# scsi_debug disk that keeps T10-PI (DIF type 1, CRC guards, and DIX: the
+# block layer's integrity data), 80 MiB; sets NVMEOF_NS_DEV, NVMEOF_NS_WHAT.
+nvmeof_ns_disk() {
+	local b
+	NVMEOF_NS_DEV=/dev/nullb0 NVMEOF_NS_WHAT="memory-backed null_blk"
+	[ "${RWX_PI:-0}" = 1 ] || return 0
+	modprobe sd_mod && modprobe scsi_debug dif=1 dix=1 dev_size_mb=80 || return 1
+	NVMEOF_NS_WHAT="scsi_debug, T10-PI type 1 with DIX"
+	for _ in $(seq 100); do
+		for b in /sys/block/sd*; do
+			grep -qs scsi_debug "$b/device/model" && NVMEOF_NS_DEV=/dev/${b##*/}
+		done
+		[ "$NVMEOF_NS_DEV" != /dev/nullb0 ] && [ -b "$NVMEOF_NS_DEV" ] && return 0
+		sleep 0.2
+	done
+	echo "nvmeof: no scsi_debug disk"
+	return 1
+}
+
+# nvmeof_target_up ADDR: subsystem with namespace 1 on the namespace's disk
+# (with RWX_PI=1 protection information enabled on it and on the port),
+# port on ADDR:4420 over RDMA.
 nvmeof_target_up() {
 	local subsys=$NVMET_CFG/subsystems/$NVMEOF_NQN port=$NVMET_CFG/ports/1
+	local pi=${RWX_PI:-0}
+	nvmeof_ns_disk || return 1
 	mkdir "$subsys" &&
 	echo 1 > "$subsys/attr_allow_any_host" &&
+	{ [ "$pi" = 0 ] || echo 1 > "$subsys/attr_pi_enable"; } &&
 	mkdir "$subsys/namespaces/1" &&
-	echo -n /dev/nullb0 > "$subsys/namespaces/1/device_path" &&
+	echo -n "$NVMEOF_NS_DEV" > "$subsys/namespaces/1/device_path" &&
 	echo 1 > "$subsys/namespaces/1/enable" &&
 	mkdir "$port" &&
 	echo rdma > "$port/addr_trtype" &&
@@ -85,8 +109,56 @@ nvmeof_target_up() {
 	echo "$1" > "$port/addr_traddr" &&
 	echo $NVMEOF_PORT > "$port/addr_trsvcid" &&
 	{ [ -z "${RWX_INLINE_DATA:-}" ] || echo "$RWX_INLINE_DATA" > "$port/param_inline_data_size"; } &&
+	{ [ "$pi" = 0 ] || echo 1 > "$port/param_pi_enable"; } &&
 	ln -s "$subsys" "$port/subsystems/$NVMEOF_NQN" || return 1
-	echo "nvmeof: target $NVMEOF_NQN, namespace 1 = /dev/nullb0 ($(($(cat /sys/block/nullb0/size) / 2048)) MiB, memory-backed null_blk), port rdma $1:$NVMEOF_PORT"
+	echo "nvmeof: target $NVMEOF_NQN, namespace 1 = $NVMEOF_NS_DEV ($(($(blockdev --getsize64 "$NVMEOF_NS_DEV") >> 20)) MiB, $NVMEOF_NS_WHAT), port rdma $1:$NVMEOF_PORT${RWX_PI:+ with PI}"
+}
+
+# nvmeof_pi_checks IBDEV: protection information end to end (RWX_PI=1):
+# the controller has it, the host's namespace carries T10-DIF type 1, the
+# engine (when it serves the target) set up signature contexts; then a
+# guard damaged on the wire (the test device's pi_wire fault) on a host
+# write and on a host read is caught by the receiving integrity MR and
+# reported by the ULP that owns it (nvmet-rdma, nvme-rdma: "PI error
+# found"), and the data moved by the retried command verifies.
+nvmeof_pi_checks() {
+	local ibdev=$1 ns=${NVMEOF_BDEV##*/} format sig errs blk=/tmp/pi-blk
+	dmesg | grep -q "for NQN $NVMEOF_HOSTNQN T10-PI is enabled" || {
+		echo "nvmeof: PI: the controller was made without T10-PI"
+		return 1
+	}
+	read -r format < "/sys/block/$ns/integrity/format"
+	if [ "$format" != T10-DIF-TYPE1-CRC ]; then
+		echo "nvmeof: PI: the host's $ns has integrity '$format', not T10-DIF-TYPE1-CRC"
+		return 1
+	fi
+	if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}${RWX_TAKEOVER_MODULE:-}" ]; then
+		sig=$(engine_counter init_sig)
+		if [ "${sig:-0}" -le 0 ]; then
+			echo "nvmeof: PI: the engine set up no signature context"
+			return 1
+		fi
+		echo "nvmeof: PI: $sig signature contexts by the engine"
+	fi
+	head -c 65536 /dev/urandom > $blk
+	errs=$(dmesg | grep -c 'PI error found type 0')
+	echo "$ibdev pi_wire 1" > /sys/kernel/debug/rwx_testdev/inject || return 1
+	dd if=$blk of="$NVMEOF_BDEV" bs=64k seek=100 oflag=direct status=none || {
+		echo "nvmeof: PI: the write with a damaged guard was not retried to success"
+		return 1
+	}
+	echo "$ibdev pi_wire 1" > /sys/kernel/debug/rwx_testdev/inject || return 1
+	if ! dd if="$NVMEOF_BDEV" bs=64k skip=100 count=1 iflag=direct status=none | cmp -s - $blk; then
+		echo "nvmeof: PI: the block written and read back through damaged guards differs"
+		return 1
+	fi
+	errs=$(($(dmesg | grep -c 'PI error found type 0') - errs))
+	if [ "$errs" != 2 ]; then
+		echo "nvmeof: PI: $errs guard errors reported for 2 damaged wire images:"
+		dmesg | grep 'PI error' | tail -4
+		return 1
+	fi
+	echo "nvmeof: PI: T10-DIF-TYPE1-CRC on $ns; a guard damaged on the wire reported by the target (host write) and the host (host read), each retried, data intact"
 }
 
 nvmeof_target_down() {

@@ -29,6 +29,11 @@
 #   RWX_SMP=1             after the verify run, the multi-CPU checks
 #                         (nvmeof_smp_run: queues, every-CPU jobs, queue
 #                         count on reconnect, CPU hotplug)
+#   RWX_PI=1              protection information end to end: the namespace
+#                         a scsi_debug disk with T10-PI type 1 and DIX,
+#                         pi_enable on the subsystem and the port (the
+#                         device needs integrity handover: the test device's
+#                         mlx5-pi set); after fio, nvmeof_pi_checks
 #   RWX_KMEMLEAK=0        do not scan for leaks at the end
 # Prints "nvmeof: ..." lines; the last is "nvmeof: passed" on success.
 set -u
@@ -74,6 +79,9 @@ else
 	engine_counters
 	if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${RWX_NVMET_RDMA:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 		engine_expect_paths "${RWX_EXPECT_PATHS:-sge}" || rc=1
+	fi
+	if [ "${RWX_PI:-0}" = 1 ]; then
+		nvmeof_pi_checks "$ibdev" || rc=1
 	fi
 	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
 		takeover_served || rc=1

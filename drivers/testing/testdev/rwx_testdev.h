@@ -160,6 +160,9 @@ void rwx_testdev_counts(struct rwx_testdev *tdev,
  *	(IB_WC_WR_FLUSH_ERR)
  * @RWX_TESTDEV_FAULT_MAP_NOMEM: the nth map_mr_sg or map_mr_sg_pi
  *	returns -ENOMEM
+ * @RWX_TESTDEV_FAULT_PI_WIRE: the nth wire image with PI moved through
+ *	an integrity MR from now has its first interval's guard damaged on
+ *	the wire: the receiving integrity MR's check reports it
  * @RWX_TESTDEV_NR_FAULTS: the number of faults
  */
 enum rwx_testdev_fault {
@@ -169,6 +172,7 @@ enum rwx_testdev_fault {
 	RWX_TESTDEV_FAULT_MAP_FAIL,
 	RWX_TESTDEV_FAULT_WR_ERROR,
 	RWX_TESTDEV_FAULT_MAP_NOMEM,
+	RWX_TESTDEV_FAULT_PI_WIRE,
 	RWX_TESTDEV_NR_FAULTS
 };
 

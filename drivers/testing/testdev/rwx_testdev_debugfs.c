@@ -4,6 +4,7 @@
  * kernel's own ULPs on a capability set no hardware here has.
  *
  *   echo "NAME SPEC" > /sys/kernel/debug/rwx_testdev/create
+ *   echo "NAME FAULT NTH" > /sys/kernel/debug/rwx_testdev/inject
  *   echo NAME > /sys/kernel/debug/rwx_testdev/remove
  *
  * SPEC is a comma-separated list, applied in order: a named set (sge1,
@@ -12,8 +13,13 @@
  * recv_sge, sge_rd, sgl_rd, pages, pi_pages, qp_wr, mr).  "sge1,roce" is
  * the one-SGE set on a RoCE port.  A bad SPEC fails the write with
  * -EINVAL, an unknown NAME to remove with -ENODEV; a failed create
- * returns rwx_testdev_create()'s error.  Only instances made here can be
- * removed here; those left are destroyed when the module goes.
+ * returns rwx_testdev_create()'s error.  inject arms a fault of an
+ * instance made here as rwx_testdev_inject() does: FAULT is post_send,
+ * alloc_mr, map_short, map_fail, wr_error, map_nomem or pi_wire (enum
+ * rwx_testdev_fault), NTH the event it fires at (1: the next; 0
+ * disarms); a bad line fails with -EINVAL, an unknown NAME with -ENODEV.
+ * Only instances made here can be removed here; those left are destroyed
+ * when the module goes.
  */
 
 #include <linux/debugfs.h>
@@ -178,6 +184,49 @@ static ssize_t rwx_td_create_write(struct file *file, const char __user *ubuf,
 	return ret ?: count;
 }
 
+static const char *const rwx_td_fault_names[RWX_TESTDEV_NR_FAULTS] = {
+	[RWX_TESTDEV_FAULT_POST_SEND] = "post_send",
+	[RWX_TESTDEV_FAULT_ALLOC_MR] = "alloc_mr",
+	[RWX_TESTDEV_FAULT_MAP_SHORT] = "map_short",
+	[RWX_TESTDEV_FAULT_MAP_FAIL] = "map_fail",
+	[RWX_TESTDEV_FAULT_WR_ERROR] = "wr_error",
+	[RWX_TESTDEV_FAULT_MAP_NOMEM] = "map_nomem",
+	[RWX_TESTDEV_FAULT_PI_WIRE] = "pi_wire",
+};
+
+static ssize_t rwx_td_inject_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct rwx_td_user_dev *udev;
+	char *buf, *rest, *name;
+	int fault, ret = -EINVAL;
+	u32 nth;
+
+	buf = rwx_td_user_line(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	rest = buf;
+	strsep(&rest, " ");
+	name = strsep(&rest, " ");
+	fault = name ? match_string(rwx_td_fault_names,
+				    ARRAY_SIZE(rwx_td_fault_names), name) :
+		       -EINVAL;
+	if (fault >= 0 && rest && !kstrtou32(rest, 0, &nth)) {
+		ret = -ENODEV;
+		mutex_lock(&rwx_td_user_lock);
+		list_for_each_entry(udev, &rwx_td_user_devs, node) {
+			if (!strcmp(dev_name(&udev->tdev->ibdev.dev), buf)) {
+				rwx_testdev_inject(udev->tdev, fault, nth);
+				ret = 0;
+				break;
+			}
+		}
+		mutex_unlock(&rwx_td_user_lock);
+	}
+	kfree(buf);
+	return ret ?: count;
+}
+
 static ssize_t rwx_td_remove_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
@@ -209,6 +258,11 @@ static const struct file_operations rwx_td_create_fops = {
 	.write = rwx_td_create_write,
 };
 
+static const struct file_operations rwx_td_inject_fops = {
+	.owner = THIS_MODULE,
+	.write = rwx_td_inject_write,
+};
+
 static const struct file_operations rwx_td_remove_fops = {
 	.owner = THIS_MODULE,
 	.write = rwx_td_remove_write,
@@ -219,6 +273,8 @@ void rwx_td_debugfs_init(void)
 	rwx_td_debugfs_dir = debugfs_create_dir("rwx_testdev", NULL);
 	debugfs_create_file("create", 0200, rwx_td_debugfs_dir, NULL,
 			    &rwx_td_create_fops);
+	debugfs_create_file("inject", 0200, rwx_td_debugfs_dir, NULL,
+			    &rwx_td_inject_fops);
 	debugfs_create_file("remove", 0200, rwx_td_debugfs_dir, NULL,
 			    &rwx_td_remove_fops);
 }

@@ -416,7 +416,8 @@ static bool rwx_td_pi_wires_match(const struct rwx_td_pi_layout *a,
  *
  * At least one side is an integrity MR; where both are (an initiator's and
  * a target's, as in NVMe-oF with PI), their wire images must agree.  The
- * image moves one interval at a time through the scratch block.
+ * image moves one interval at a time through the scratch block, where
+ * RWX_TESTDEV_FAULT_PI_WIRE damages it.
  *
  * Return: 0, -EINVAL when the two wire images differ, -EFAULT when memory
  * cannot be reached.
@@ -444,6 +445,9 @@ int rwx_td_pi_move(struct rwx_testdev *tdev, struct rwx_td_mr *src_mr,
 			       rwx_td_pi_image_copy(src, l, blk, &tuple, false);
 		if (ret)
 			return ret;
+		if (!i && l->wire_pi &&
+		    rwx_td_fault(tdev, RWX_TESTDEV_FAULT_PI_WIRE))
+			tuple.guard_tag ^= cpu_to_be16(0x8000);
 		ret = dst_mr ? rwx_td_pi_in(&in_port, i, blk, &tuple) :
 			       rwx_td_pi_image_copy(dst, l, blk, &tuple, true);
 		if (ret)
