@@ -214,10 +214,10 @@ nvmeof_boot() {
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" "$@"
 }
-NVMEOF_RUNS="nvmeof-rxe nvmeof-rxe-mr nvmeof-siw nvmeof-testdev nvmeof-fault-link-delete
+NVMEOF_RUNS="nvmeof-testdev-pi nvmeof-rxe-mr nvmeof-siw nvmeof-testdev nvmeof-fault-link-delete
 nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1
-takeover-debug-6.12 takeover-debug-mr-6.12 takeover-debug-6.1 takeover-fault-6.1"
-ISER_RUNS="iser-rxe iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1 takeover-iser-debug-6.12
+takeover-debug-mr-6.12 takeover-debug-6.1 takeover-fault-6.1"
+ISER_RUNS="iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1 takeover-iser-debug-6.12
 takeover-iser-debug-6.1"
 # A run not made must not count.
 rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
@@ -246,9 +246,8 @@ iser_boot() {
 # deleted, under load, once each.  Not on siw yet (tools/guest/ulp-chain.sh says why).
 declare -A ULP_CHAINS=(
 	# No SMB fault: see CIFS_FAULT_HANG.
-	[ulps-rxe]="srp:rxe nfs:rxe smb:rxe"
+	[ulps-rxe]="smb:rxe"
 	[ulps-rxe-mr]="srp:rxe:server-stop nfs:rxe:server-stop smb:rxe"
-	[ulps-6.1-rxe]="srp:rxe nfs:rxe smb:rxe"
 	[ulps-6.1-rxe-mr]="srp:rxe:link-delete nfs:rxe:link-delete smb:rxe"
 	# Debian's kernels: no SMB Direct.
 	[ulps-6.12]="srp:rxe nfs:rxe"
@@ -260,7 +259,7 @@ declare -A ULP_CHAINS=(
 	[takeover-ulps-debug-6.12]="srp:rxe:takeover nfs:rxe:takeover"
 	[takeover-ulps-debug-6.1]="srp:rxe:takeover nfs:rxe:takeover"
 )
-ULP_CHAIN_ORDER="ulps-rxe ulps-rxe-mr ulps-6.1-rxe ulps-6.1-rxe-mr ulps-6.12 ulps-6.1
+ULP_CHAIN_ORDER="ulps-rxe ulps-rxe-mr ulps-6.1-rxe-mr ulps-6.12 ulps-6.1
 takeover-ulps-6.12 takeover-ulps-6.1 takeover-ulps-debug-6.12 takeover-ulps-debug-6.1"
 
 # Debian's 6.1 ksmbd (linux-source-6.1 6.1.192) dereferences NULL in
@@ -335,7 +334,8 @@ stock_ulp_boots() {
 # Every guest run is a job of its own (a function); run_jobs runs them two
 # at a time (a TCG guest keeps about one host core busy), longest first so
 # that the two ends meet: GUEST_JOBS is in the order of a warm run's job
-# times (in s, beside each; 1703 s of guests in all, two at a time).
+# times (each job's log ends with its own; the figures beside some jobs
+# are older).
 # Each job checks what it needs; one whose modules did not build records
 # nothing, and the suites below say it was not run.
 job_kunit() {	# 161
@@ -356,12 +356,6 @@ job_kunit_61() {	# 161
 job_nvmeof_rxe_mr() {	# 357
 	nvmeof_boot nvmeof-rxe-mr -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
 		-e RWX_DEV=rxe -e RWX_EXPECT_PATHS=mr -e RWX_INLINE_DATA=0 -e RWX_SMP=1
-}
-# LIO's iSER target with the engine-built ib_isert.
-job_iser_rxe() {	# 235
-	iser_boot iser-rxe "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$RWX_BUILD/mod-test" "$RWX_BUILD/ulps-test" -e "RWX_MODROOT=$KBUILD/modroot" \
-		-e ISER_FIO_SIZE=4
 }
 # takeover_iser_debug_boot SERIES: the SERIES debug test kernel's own,
 # unmodified ib_isert under the takeover.
@@ -407,10 +401,14 @@ job_nvmeof_testdev() {
 	nvmeof_boot nvmeof-testdev -e RWX_DEV=testdev -e RWX_TESTDEV_SPEC=sge1 \
 		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-test/drivers/testing/testdev/rwx_testdev.ko"
 }
-# SRP, NFS/RDMA and SMB Direct on both test kernels: SGE path on rxe, MR
-# path on rxe (force_mr).
+# SRP, NFS/RDMA and SMB Direct on both test kernels, rebuilt on the
+# engine: MR path on rxe (force_mr), with faults; SMB Direct on the SGE
+# path.  (The debug kernels' SGE path for SRP and NFS, and for iSER and
+# NVMe-oF on 6.12, runs in their own ULPs' takeover guests: the same
+# engine path under the same checks, so make check has no rebuilt-ULP
+# twin of those runs there; the rebuilt ULPs' SGE runs are the stock
+# kernels'.)
 job_ulps_rxe() { test_chain_boot ulps-rxe 6.12; }
-job_ulps_61_rxe() { test_chain_boot ulps-6.1-rxe 6.1; }
 job_ulps_rxe_mr() {
 	test_chain_boot ulps-rxe-mr 6.12 -a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 \
 		-e RWX_EXPECT_PATHS=mr -e ULP_FIO_SET=short
@@ -437,8 +435,15 @@ job_bench() {	# 187
 job_stock_612() {	# 314
 	[ "$ulps_612_ok" = 0 ] && stock_ulp_boots 6.12 "$STOCK_KERNEL" "$STOCK_INITRD"
 }
-job_nvmeof_rxe() {	# 121
-	nvmeof_boot nvmeof-rxe -e RWX_DEV=rxe -e RWX_EXPECT_PATHS=sge
+# The engine-built nvmet-rdma with protection information (RWX_PI=1) on
+# the test device's mlx5-pi set, under the debug kernel's checks: the
+# engine's signature contexts for every read and write, guards damaged on
+# the wire reported (nvmeof_pi_checks).  (It replaced a plain run over
+# rxe0, whose SGE path the fault runs, nvmeof-testdev and the stock
+# kernels' runs cover.)
+job_nvmeof_testdev_pi() {
+	nvmeof_boot nvmeof-testdev-pi -e RWX_DEV=testdev -e RWX_TESTDEV_SPEC=mlx5-pi -e RWX_PI=1 \
+		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-test/drivers/testing/testdev/rwx_testdev.ko"
 }
 # The target broken under load: I/O errors on the host, a clean teardown
 # on the target.
@@ -498,20 +503,19 @@ takeover_boot() {
 # follows it), MR_SWITCHES rounds; on 6.1 NVMe-oF on the SGE path and
 # NFS/RDMA, SWITCHES_61 rounds each.  Fewer elsewhere: 6.12's SGE path
 # SGE_SWITCHES, NFS/RDMA on 6.12's debug kernel NFS_SWITCHES, on stock
-# 6.12 STOCK_NFS_SWITCHES.  A
-# switch takes 10-25 s on the 6.12 debug kernel under emulation, 5-7 s on
-# 6.1's, whose livepatch has no cond_resched() hook
-# (Documentation/takeover.rst).  The debug guests run their two vCPUs in
-# one TCG thread: on 6.12 each switch rewrites over a thousand call sites
-# of the kernel (livepatch's cond_resched() hook), and with a thread per
-# vCPU QEMU 10 ran an int3 already patched away on the other vCPU ("Oops:
-# int3") in one of two debug runs of 50 switches; in one thread it
-# cannot, and two such guests beside each other ran faster.  The stock
-# 6.12 kernel's switches rewrite the same sites: its guests that switch
-# run in one thread too, though their switches, under 2 s with a thread
-# per vCPU, take 20-50 s in one, where each of their IPIs waits for the
-# other vCPU's turn (Documentation/takeover.rst).  6.1's switches rewrite
-# only the patched functions' ftrace sites: a thread per vCPU.
+# 6.12 STOCK_NFS_SWITCHES.  A switch under load takes a median 5-7 s on
+# either debug kernel (6.12's is built without PREEMPT_DYNAMIC, so that
+# livepatch's cond_resched() hook is one static key;
+# Documentation/takeover.rst).  The debug guests run their two vCPUs in
+# one TCG thread: with PREEMPT_DYNAMIC each 6.12 switch rewrote over a
+# thousand call sites, and with a thread per vCPU QEMU 10 ran an int3
+# already patched away on the other vCPU ("Oops: int3") in one of two
+# debug runs of 50 switches; in one thread it cannot.  The stock 6.12
+# kernel's switches rewrite those sites: its guests that switch run in one
+# thread too, though their switches, under 2 s with a thread per vCPU,
+# take 20-50 s in one, where each of their IPIs waits for the other
+# vCPU's turn.  6.1's switches rewrite only the patched functions' ftrace
+# sites.
 MR_SWITCHES=25
 SGE_SWITCHES=4
 NFS_SWITCHES=4
@@ -530,13 +534,11 @@ takeover_debug_boot() {
 		"$TEST_INITRD" "$tk_mods" -e "RWX_MODROOT=$tk_kbuild/modroot" \
 		-e "RWX_TAKEOVER_SWITCHES=$switches" "$@"
 }
-job_takeover_debug_612() { takeover_debug_boot takeover-debug-6.12 6.12 $SGE_SWITCHES; }
 job_takeover_debug_61() { takeover_debug_boot takeover-debug-6.1 6.1 $SWITCHES_61; }
 job_takeover_ulps_debug_612() {
 	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.12 6.12 \
 		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES"
 }
-# (6.1's livepatch has no cond_resched() hook: its switches took 5-7 s.)
 job_takeover_ulps_debug_61() {
 	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.1 6.1 \
 		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$SWITCHES_61"
@@ -594,12 +596,13 @@ job_smoke_612() {	# 12
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
-GUEST_JOBS="job_takeover_debug_mr_612 job_takeover_ulps_debug_61 job_takeover_debug_61 job_takeover_ulps_debug_612 job_takeover_debug_612 job_ulps_rxe job_ulps_61_rxe job_ulps_rxe_mr job_ulps_61_rxe_mr job_nvmeof_rxe_mr job_stock_612 job_trace_events job_iser_rxe job_trace_events_61
-job_bench job_kunit job_kunit_61 job_stock_61 job_userspace_vm_61 job_kunit_force_mr
-job_takeover_612 job_takeover_ulps_612 job_harness_vm job_kunit_force_mr_61 job_takeover_61
-job_takeover_ulps_61 job_takeover_iser_debug_612 job_takeover_iser_debug_61 job_nvmeof_siw job_nvmeof_testdev job_nvmeof_rxe
-job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_takeover_fault_61 job_userspace_vm job_smoke_612
-job_smoke_61"
+GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_ulps_61_rxe_mr job_takeover_debug_61
+job_takeover_debug_mr_612 job_takeover_ulps_debug_612 job_stock_612 job_nvmeof_rxe_mr job_harness_vm
+job_bench job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_takeover_ulps_612
+job_trace_events job_trace_events_61 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61
+job_takeover_iser_debug_612 job_takeover_iser_debug_61 job_takeover_61 job_nvmeof_siw
+job_nvmeof_testdev_pi job_takeover_ulps_61 job_takeover_fault_61 job_nvmeof_testdev
+job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612 job_smoke_61"
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
 # one's output in $RWX_BUILD/jobs/JOB.log; then those logs in that order.

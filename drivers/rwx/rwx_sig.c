@@ -99,12 +99,13 @@ static int rdma_rwx_sig_check_args(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	if (!qp || !sg || !sg_cnt || !sig_attrs ||
 	    (prot_sg_cnt && !prot_sg) || !rdma_rwx_dir_valid(dir) ||
 	    !rdma_rwx_port_valid(qp->pd->device, port_num) ||
-	    !rdma_rwx_sig_attrs_valid(sig_attrs) ||
-	    !rdma_rwx_sig_lists_valid(sig_attrs, sg, sg_cnt, prot_sg,
-				      prot_sg_cnt))
+	    !rdma_rwx_sig_attrs_valid(sig_attrs))
 		return -EINVAL;
 	if (!qp->integrity_en)
 		return -EOPNOTSUPP;
+	if (!rdma_rwx_sig_lists_valid(sig_attrs, sg, sg_cnt, prot_sg,
+				      prot_sg_cnt))
+		return -EINVAL;
 	/* Each list needs a page at least per entry in the one MR. */
 	pages = min_t(u32, qp->pd->device->attrs.max_pi_fast_reg_page_list_len,
 		      RDMA_RWX_MAX_MR_PAGES);
