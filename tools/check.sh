@@ -548,15 +548,11 @@ job_takeover_debug_mr_612() {
 		-e RWX_EXPECT_PATHS=mr
 }
 # 6.12's switches rewrite its cond_resched() sites: one TCG thread, as on
-# the debug kernel.  Stock 6.12's own nvmet-rdma with protection
-# information, on the test device's mlx5-pi set (integrity handover, which
-# rxe lacks): the takeover serves its signature contexts, switched under
-# the load, and guards damaged on the wire are reported.
+# the debug kernel.
 job_takeover_612() {	# 180
 	[ "$stock_ok" = 0 ] || return 0
 	RWX_QEMU_TCG_THREAD=single takeover_boot takeover-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" \
-		"$RWX_BUILD/mod-6.12" -e RWX_DEV=testdev -e RWX_TESTDEV_SPEC=mlx5-pi -e RWX_PI=1 \
-		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-6.12/drivers/testing/testdev/rwx_testdev.ko"
+		"$RWX_BUILD/mod-6.12"
 }
 # Loading orders under the takeover (stock 6.1): rxe's device deleted
 # under fio (the ULP's contexts torn down through the engine), rdma_rxe
