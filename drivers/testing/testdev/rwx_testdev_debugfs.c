@@ -24,6 +24,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/kstrtox.h>
+#include <linux/lockdep.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -150,6 +151,18 @@ struct rwx_td_user_dev {
 static DEFINE_MUTEX(rwx_td_user_lock);
 static LIST_HEAD(rwx_td_user_devs);
 
+/* The instance made here named @name, or NULL; rwx_td_user_lock held. */
+static struct rwx_td_user_dev *rwx_td_user_find(const char *name)
+{
+	struct rwx_td_user_dev *udev;
+
+	lockdep_assert_held(&rwx_td_user_lock);
+	list_for_each_entry(udev, &rwx_td_user_devs, node)
+		if (!strcmp(dev_name(&udev->tdev->ibdev.dev), name))
+			return udev;
+	return NULL;
+}
+
 static ssize_t rwx_td_create_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
@@ -214,12 +227,10 @@ static ssize_t rwx_td_inject_write(struct file *file, const char __user *ubuf,
 	if (fault >= 0 && rest && !kstrtou32(rest, 0, &nth)) {
 		ret = -ENODEV;
 		mutex_lock(&rwx_td_user_lock);
-		list_for_each_entry(udev, &rwx_td_user_devs, node) {
-			if (!strcmp(dev_name(&udev->tdev->ibdev.dev), buf)) {
-				rwx_testdev_inject(udev->tdev, fault, nth);
-				ret = 0;
-				break;
-			}
+		udev = rwx_td_user_find(buf);
+		if (udev) {
+			rwx_testdev_inject(udev->tdev, fault, nth);
+			ret = 0;
 		}
 		mutex_unlock(&rwx_td_user_lock);
 	}
@@ -230,20 +241,16 @@ static ssize_t rwx_td_inject_write(struct file *file, const char __user *ubuf,
 static ssize_t rwx_td_remove_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
-	struct rwx_td_user_dev *udev, *found = NULL;
+	struct rwx_td_user_dev *found;
 	char *buf;
 
 	buf = rwx_td_user_line(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	mutex_lock(&rwx_td_user_lock);
-	list_for_each_entry(udev, &rwx_td_user_devs, node) {
-		if (!strcmp(dev_name(&udev->tdev->ibdev.dev), buf)) {
-			found = udev;
-			list_del(&udev->node);
-			break;
-		}
-	}
+	found = rwx_td_user_find(buf);
+	if (found)
+		list_del(&found->node);
 	mutex_unlock(&rwx_td_user_lock);
 	kfree(buf);
 	if (!found)
