@@ -1323,6 +1323,71 @@ static void rwx_tdt_faults(struct kunit *test)
 	rwx_td_destroy_qp(&env->fx.qp);
 }
 
+/* Arms @fault at the next event in the PDs of @owner's module. */
+static int rwx_tdt_arm(struct rwx_tdt_env *env, enum rwx_testdev_fault fault,
+		       const char *owner)
+{
+	return rwx_testdev_inject_owned(env->fx.tdev, fault, 1, owner);
+}
+
+/*
+ * A fault armed for one module counts only the events in that module's
+ * PDs: armed for another, it never fires here; armed for this suite's PD,
+ * it does.  What cannot be armed is refused.
+ */
+static void rwx_tdt_fault_owner(struct kunit *test)
+{
+	struct rwx_tdt_env *env = test->priv;
+	char long_name[MODULE_NAME_LEN + 1];
+	struct scatterlist sg[2];
+	struct ib_rdma_wr wr;
+	const char *ours;
+	struct ib_sge sge;
+	struct ib_mr *mr;
+	u32 len[2] = { PAGE_SIZE, PAGE_SIZE };
+	u64 dma[2];
+
+	rwx_tdt_setup(test, &rwx_tdt_ib_caps, 0);
+	ours = env->fx.pd->res.kern_name;
+	KUNIT_ASSERT_NOT_NULL(test, ours);
+	mr = ib_alloc_mr(env->fx.pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	dma[0] = env->local_dma;
+	dma[1] = env->local_dma + 2 * PAGE_SIZE;
+	rwx_tdt_sg(sg, 2, dma, len);
+
+	KUNIT_EXPECT_EQ(test, rwx_tdt_arm(env, RWX_TESTDEV_FAULT_MAP_FAIL, "nvmet_rdma"), 0);
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE), 2);
+	KUNIT_EXPECT_FALSE(test, rwx_tdt_fired(env, RWX_TESTDEV_FAULT_MAP_FAIL));
+	KUNIT_EXPECT_EQ(test, rwx_tdt_arm(env, RWX_TESTDEV_FAULT_MAP_FAIL, ours), 0);
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE),
+			-EINVAL);
+	KUNIT_EXPECT_TRUE(test, rwx_tdt_fired(env, RWX_TESTDEV_FAULT_MAP_FAIL));
+	ib_dereg_mr(mr);
+
+	sge = rwx_tdt_sge(env, 0, 64);
+	wr = (struct ib_rdma_wr){
+		.wr = { .wr_id = 1, .opcode = IB_WR_RDMA_WRITE,
+			.sg_list = &sge, .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = env->remote_dma,
+		.rkey = env->fx.pd->unsafe_global_rkey,
+	};
+	KUNIT_EXPECT_EQ(test, rwx_tdt_arm(env, RWX_TESTDEV_FAULT_POST_SEND, "nvme_rdma"), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr.wr, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, rwx_tdt_fired(env, RWX_TESTDEV_FAULT_POST_SEND));
+	KUNIT_EXPECT_EQ(test, rwx_tdt_poll(env), 1);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_arm(env, RWX_TESTDEV_FAULT_POST_SEND, ours), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_send(env->fx.qp, &wr.wr, NULL), -ENOMEM);
+	KUNIT_EXPECT_TRUE(test, rwx_tdt_fired(env, RWX_TESTDEV_FAULT_POST_SEND));
+
+	memset(long_name, 'x', MODULE_NAME_LEN);
+	long_name[MODULE_NAME_LEN] = 0;
+	KUNIT_EXPECT_EQ(test, rwx_tdt_arm(env, RWX_TESTDEV_FAULT_PI_WIRE, ours), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_arm(env, RWX_TESTDEV_FAULT_WR_ERROR, long_name), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_arm(env, RWX_TESTDEV_NR_FAULTS, NULL), -EINVAL);
+}
+
 /* Recording keeps what was posted while it ran, as posted. */
 static void rwx_tdt_record(struct kunit *test)
 {
@@ -2295,6 +2360,7 @@ static struct kunit_case rwx_tdt_cases[] = {
 	KUNIT_CASE(rwx_tdt_send_recv),
 	KUNIT_CASE(rwx_tdt_notify),
 	KUNIT_CASE(rwx_tdt_faults),
+	KUNIT_CASE(rwx_tdt_fault_owner),
 	KUNIT_CASE(rwx_tdt_record),
 	KUNIT_CASE(rwx_tdt_rw_mr),
 	KUNIT_CASE(rwx_tdt_pi_oracle),

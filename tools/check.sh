@@ -214,13 +214,14 @@ nvmeof_boot() {
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" "$@"
 }
-NVMEOF_RUNS="nvmeof-testdev-pi nvmeof-rxe-mr nvmeof-siw nvmeof-testdev nvmeof-fault-link-delete
+NVMEOF_RUNS="nvmeof-rxe-mr nvmeof-siw nvmeof-fault-link-delete
 nvmeof-fault-port-remove nvmeof-6.12 nvmeof-6.1 takeover-6.12 takeover-6.1
 takeover-debug-mr-6.12 takeover-debug-6.1 takeover-fault-6.1"
+PI_RUNS="pi-testdev-6.12 pi-testdev-6.1"
 ISER_RUNS="iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1 takeover-iser-debug-6.12
 takeover-iser-debug-6.1"
 # A run not made must not count.
-rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
+rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/pi-* "$RWX_BUILD"/vm/testdev-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
 	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events*
 
 # iser_boot NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh options]: LIO's
@@ -393,13 +394,24 @@ job_kunit_force_mr() {	# 137
 job_nvmeof_siw() {	# 123
 	nvmeof_boot nvmeof-siw -e RWX_DEV=siw -e RWX_EXPECT_PATHS=sge+mr -e RWX_INLINE_DATA=0
 }
-# The kernel's nvme-rdma host and the engine's nvmet-rdma connected by
-# rdma_cm over the test device's RoCE port, with one SGE per WR (a
-# capability set no soft device has): the engine splits every I/O into
-# single-SGE WRs.
-job_nvmeof_testdev() {
-	nvmeof_boot nvmeof-testdev -e RWX_DEV=testdev -e RWX_TESTDEV_SPEC=sge1 \
-		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-test/drivers/testing/testdev/rwx_testdev.ko"
+# The kernel's nvme-rdma host and nvmet-rdma connected by rdma_cm over
+# the test device's RoCE port (tools/guest/testdev-sets.sh), with no
+# in-capsule data, on capability sets no soft device has: one SGE per WR,
+# three send and two READ SGEs (the SGE path, every I/O split into WRs of
+# at most that), max_sgl_rd 4 (READs of more entries on MRs: both paths),
+# each with the engine-built nvmet-rdma and then the kernel's own as the
+# reference; then the test device failing the target mid-I/O, a WR
+# completing in error and an MR mapping refused, the host recovering.
+TESTDEV_SETS="sge1:sge sge3-rd2:sge sgl-rd4:sge+mr"
+TESTDEV_FAULTS="sge3-rd2:wr-error sgl-rd4:map-fail"
+job_testdev_sets() {
+	[ "$ulps_test_ok" = 0 ] || return 0	# recorded as not run
+	vm_run testdev-sets "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/testdev-sets.sh" 1500 -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" \
+		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-test/drivers/testing/testdev/rwx_testdev.ko" \
+		-e "RWX_TESTDEV_SETS=$TESTDEV_SETS" -e "RWX_TESTDEV_FAULTS=$TESTDEV_FAULTS"
 }
 # SRP, NFS/RDMA and SMB Direct on both test kernels, rebuilt on the
 # engine: MR path on rxe (force_mr), with faults; SMB Direct on the SGE
@@ -435,15 +447,35 @@ job_bench() {	# 187
 job_stock_612() {	# 314
 	[ "$ulps_612_ok" = 0 ] && stock_ulp_boots 6.12 "$STOCK_KERNEL" "$STOCK_INITRD"
 }
-# The engine-built nvmet-rdma with protection information (RWX_PI=1) on
-# the test device's mlx5-pi set, under the debug kernel's checks: the
+# Protection information end to end on the test device's mlx5-pi set
+# (tools/guest/pi.sh): NVMe-oF, then iSER, on one debug-kernel guest, with
+# a scsi_debug disk with DIF type 1 and DIX behind each target; the
 # engine's signature contexts for every read and write, guards damaged on
-# the wire reported (nvmeof_pi_checks).  (It replaced a plain run over
-# rxe0, whose SGE path the fault runs, nvmeof-testdev and the stock
-# kernels' runs cover.)
-job_nvmeof_testdev_pi() {
-	nvmeof_boot nvmeof-testdev-pi -e RWX_DEV=testdev -e RWX_TESTDEV_SPEC=mlx5-pi -e RWX_PI=1 \
-		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-test/drivers/testing/testdev/rwx_testdev.ko"
+# the wire reported by the ULP whose integrity MR caught them.  On 6.12
+# the engine-built nvmet-rdma and ib_isert; on 6.1 the kernel's own, under
+# the takeover (its switch under load then crosses signature contexts
+# between ib_core and the engine).
+# (It replaced a plain NVMe-oF run over rxe0, whose SGE path the fault
+# runs, testdev-sets and the stock kernels' runs cover.)
+pi_testdev_boot() {
+	local series=$1 tk_kbuild tk_mods tk_ok
+	test_kernel "$series"
+	shift
+	[ "$tk_ok" = 0 ] || return 0	# recorded as not run
+	vm_run "pi-testdev-$series" "$tk_kbuild/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$RWX_ROOT/tools/guest/pi.sh" 1500 -e "RWX_MODROOT=$tk_kbuild/modroot" \
+		-e "RWX_ENGINE_MODULE=$tk_mods/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_TESTDEV_MODULE=$tk_mods/drivers/testing/testdev/rwx_testdev.ko" "$@"
+}
+job_pi_testdev_612() {
+	local u=$RWX_BUILD/ulps-test
+	[ "$ulps_test_ok" = 0 ] || return 0
+	pi_testdev_boot 6.12 -e "RWX_NVMET_RDMA=$u/nvmet-rdma/nvmet-rdma.ko" \
+		-e "ISERT_MODULE=$u/ib_isert/ib_isert.ko"
+}
+job_pi_testdev_61() {
+	pi_testdev_boot 6.1 \
+		-e "RWX_TAKEOVER_MODULE=$RWX_BUILD/mod-test-6.1/drivers/takeover/rdma_rwx_takeover.ko"
 }
 # The target broken under load: I/O errors on the host, a clean teardown
 # on the target.
@@ -597,7 +629,7 @@ job_takeover_debug_mr_612 job_takeover_ulps_debug_612 job_stock_612 job_nvmeof_r
 job_bench job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_takeover_ulps_612
 job_trace_events job_trace_events_61 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61
 job_takeover_iser_debug_612 job_takeover_iser_debug_61 job_takeover_61 job_nvmeof_siw
-job_nvmeof_testdev_pi job_takeover_ulps_61 job_takeover_fault_61 job_nvmeof_testdev
+job_pi_testdev_612 job_pi_testdev_61 job_takeover_ulps_61 job_takeover_fault_61 job_testdev_sets
 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612 job_smoke_61"
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
@@ -704,6 +736,12 @@ record_runs '^nvmeof: (FAILED|fio verified|engine paths|the client saw|smp: |tak
 suite iser
 # shellcheck disable=SC2086
 record_runs '^iser: (FAILED|.*the engine served|.*fio every-cpu: )' $ISER_RUNS
+suite testdev
+# shellcheck disable=SC2086
+record_runs '^(sets|nvmeof): (FAILED|.* passed$|engine paths|fio verified|[a-z]+-[a-z]+: )' testdev-sets
+suite pi
+# shellcheck disable=SC2086
+record_runs '^(nvmeof|iser|pi): (\[[0-9.]+s\] )?(FAILED|PI: |fio verified|.*the engine served|takeover)' $PI_RUNS
 # The chains: each guest's judgement, then each run in its ULP's suite
 # ("CHAIN: ULP on DEV0"), failed where the chain failed or stopped first.
 suite ulp-guests

@@ -302,6 +302,24 @@ bind_modroot() {
 	mount --bind "$RWX_MODROOT/lib/modules" /lib/modules
 }
 
+# pi_disk MB: a scsi_debug disk of MB MiB that keeps T10-PI (DIF type 1,
+# CRC guards, and DIX: the block layer's integrity data), for a target to
+# serve with protection information; sets PI_DISK (/dev/sdX).
+pi_disk() {
+	local b
+	PI_DISK=""
+	modprobe sd_mod && modprobe scsi_debug dif=1 dix=1 dev_size_mb="$1" || return 1
+	for _ in $(seq 100); do
+		for b in /sys/block/sd*; do
+			grep -qs scsi_debug "$b/device/model" && PI_DISK=/dev/${b##*/}
+		done
+		[ -n "$PI_DISK" ] && [ -b "$PI_DISK" ] && return 0
+		sleep 0.2
+	done
+	echo "${RWX_LOG_PREFIX:-nvmeof}: no scsi_debug disk"
+	return 1
+}
+
 # Every context the engine set up was destroyed again.
 engine_live_check() {
 	local live

@@ -1,9 +1,16 @@
 # Guest script: the kernel's iSER target (LIO + ib_isert, configured with
 # targetcli-fb) and the kernel's iSER initiator (open-iscsi + ib_iser) on one
-# guest, over Soft-RoCE loopback (rxe0 on veth0 192.0.2.1); fio verifies the
-# data on the resulting SCSI disk.  Backstore: a memory-backed null_blk.
+# guest, over Soft-RoCE loopback (rxe0 on veth0 192.0.2.1) or the test
+# device (RWX_DEV=testdev: rwxr0 on 192.0.2.3); fio verifies the data on the
+# resulting SCSI disk.  Backstore: a memory-backed null_blk.
 #
 # Optional environment:
+#   RWX_DEV            rxe (default) or testdev (tools/guest/ulp-lib.sh)
+#   RWX_PI=1           protection information end to end (the device needs
+#                      integrity handover: the test device's mlx5-pi set):
+#                      the backstore a scsi_debug disk with T10-PI type 1 and
+#                      DIX, t10_pi on the target portal group, ib_iser with
+#                      pi_enable; after fio, iser_pi_checks
 #   RWX_MODROOT        a modules_install root to bind over /lib/modules (the
 #                      test kernel's own modules); unset: the host's
 #   RWX_ENGINE_MODULE  path of rdma_rwx.ko, insmod'ed first; then the engine
@@ -28,7 +35,7 @@ RWX_LOG_PREFIX=iser
 
 TGT_IQN=iqn.2003-01.org.linux-iscsi.rwx:iser-target
 INI_IQN=iqn.2003-01.org.linux-iscsi.rwx:iser-initiator
-ADDR=192.0.2.1
+ADDR=$ULP_ADDR
 PORT=3260
 PORTAL=$ADDR:$PORT
 TPG=/iscsi/$TGT_IQN/tpg1
@@ -43,6 +50,50 @@ diagnose() {
 	[ -f "$STATE/targetcli.log" ] && tail -n 20 "$STATE/targetcli.log" | sed 's/^/iser:   targetcli: /'
 	rdma link show 2>&1 | sed 's/^/iser:   /'
 	dmesg | grep -iE 'isert|iser|iscsi|rxe|target|scsi' | tail -n 40 | sed 's/^/iser:   dmesg: /'
+}
+
+# pi_count WHO: the guard errors WHO (isert: the target, iser: the
+# initiator) has reported so far.
+pi_count() {
+	dmesg | grep -c "$1: $1_check.*pi_status: PI error found type 0"
+}
+
+# iser_pi_checks: protection information end to end (RWX_PI=1): the
+# initiator's disk carries T10-DIF type 1, the engine (when it serves the
+# target) set up signature contexts; then a guard damaged on the wire (the
+# test device's pi_wire fault) on a write is caught by the target's
+# integrity MR, on a read by the initiator's, and each is reported by its
+# ULP and fails the I/O (SCSI does not retry a protection error): the
+# damaged write reaches no block, the next read returns what was there.
+iser_pi_checks() {
+	local format sig blk=$STATE/pi-blk other=$STATE/pi-other isert iser
+	read -r format < "$sys/integrity/format"
+	case $format in
+	T10-DIF-TYPE1-*) ;;
+	*) die "PI: the initiator's ${dev#/dev/} has integrity '$format', not T10-DIF type 1" ;;
+	esac
+	if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
+		sig=$(engine_counter init_sig)
+		[ "${sig:-0}" -gt 0 ] || die "PI: the engine set up no signature context"
+		say "PI: $sig signature contexts by the engine"
+	fi
+	head -c 65536 /dev/urandom > "$blk"
+	head -c 65536 /dev/urandom > "$other"
+	run dd if="$blk" of="$dev" bs=64k seek=100 oflag=direct status=none
+	isert=$(pi_count isert) iser=$(pi_count iser)
+	echo "$ULP_IBDEV pi_wire 1" > /sys/kernel/debug/rwx_testdev/inject || die "inject pi_wire"
+	dd if="$other" of="$dev" bs=64k seek=100 oflag=direct status=none 2>/dev/null &&
+		die "PI: a write whose guard was damaged on the wire succeeded"
+	[ "$(pi_count isert)" = $((isert + 1)) ] ||
+		die "PI: the target reported $(($(pi_count isert) - isert)) guard errors for one damaged write"
+	echo "$ULP_IBDEV pi_wire 1" > /sys/kernel/debug/rwx_testdev/inject || die "inject pi_wire"
+	dd if="$dev" of=/dev/null bs=64k skip=100 count=1 iflag=direct status=none 2>/dev/null &&
+		die "PI: a read whose guard was damaged on the wire succeeded"
+	[ "$(pi_count iser)" = $((iser + 1)) ] ||
+		die "PI: the initiator reported $(($(pi_count iser) - iser)) guard errors for one damaged read"
+	dd if="$dev" bs=64k skip=100 count=1 iflag=direct status=none | cmp -s - "$blk" ||
+		die "PI: the block under the failed write and read is not what was written before"
+	say "PI: $format on ${dev#/dev/}; a guard damaged on the wire reported by the target (write) and the initiator (read), each I/O failed, the block intact"
 }
 
 # --- writable state over the read-only root
@@ -78,7 +129,14 @@ run modprobe target_core_iblock
 run modprobe iscsi_target_mod
 load_ulp "${ISERT_MODULE:-}" ib_isert
 isert_name=$ULP_NAME
-run modprobe ib_iser
+if [ "${RWX_PI:-0}" = 1 ]; then
+	run modprobe ib_iser pi_enable=1
+	pi_disk 64 || die "no disk with T10-PI"
+	backing=$PI_DISK
+else
+	run modprobe ib_iser
+	backing=/dev/nullb0
+fi
 # No udev in the guest: the SCSI disk driver is not autoloaded.
 run modprobe sd_mod
 
@@ -86,13 +144,13 @@ run modprobe sd_mod
 say "configuring the LIO target with targetcli"
 cat > "$STATE/targetcli.cmds" <<EOF
 set global auto_save_on_exit=false auto_add_default_portal=false auto_cd_after_create=false
-/backstores/block create name=nullb0 dev=/dev/nullb0
+/backstores/block create name=disk0 dev=$backing
 /iscsi create $TGT_IQN
 $TPG/portals create $ADDR $PORT
 $TPG/portals/$PORTAL enable_iser boolean=true
-$TPG/luns create /backstores/block/nullb0
+$TPG/luns create /backstores/block/disk0
 $TPG/acls create $INI_IQN
-$TPG set attribute authentication=0
+$TPG set attribute authentication=0 t10_pi=${RWX_PI:-0}
 ls
 exit
 EOF
@@ -103,6 +161,7 @@ sed 's/^/iser:   /' "$STATE/targetcli.log"
 [ -d "$CFS_TPG/acls/$INI_IQN" ] || die "no ACL for $INI_IQN"
 [ "$(cat "$CFS_TPG/enable")" = 1 ] || die "tpg1 not enabled"
 [ "$(cat "$CFS_TPG/attrib/authentication")" = 0 ] || die "authentication not off"
+[ "$(cat "$CFS_TPG/attrib/t10_pi")" = "${RWX_PI:-0}" ] || die "t10_pi is not ${RWX_PI:-0}"
 say "target ready: $TGT_IQN on $PORTAL (iser=1)"
 
 # --- initiator: iscsid + iscsiadm over iSER
@@ -161,6 +220,7 @@ fio_verify_set
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
 	engine_served target
 fi
+[ "${RWX_PI:-0}" = 1 ] && iser_pi_checks
 # The logout on one CPU: on two, iscsid at idle priority still runs
 # beside rxe's completion work (the race above; seen once in make check,
 # WARNING in iscsit_release_cmd at the module unload).  CPU 1 back after
@@ -204,7 +264,7 @@ say "unloading modules ($(awk '$1 ~ /target|tcm|isert|iser|iscsi|srpt|vhost|rxe|
 rmmod_wait "$isert_name" iscsi_target_mod \
 	target_core_iblock target_core_file target_core_pscsi target_core_user uio \
 	target_core_mod \
-	ib_iser iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi
+	ib_iser iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi scsi_debug
 kill "$dbus_pid"
 [ -z "$cpu1" ] || echo 1 > $cpu1 || die "bringing CPU 1 back"
 teardown_rdma_engine

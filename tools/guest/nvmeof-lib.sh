@@ -71,23 +71,13 @@ nvmeof_modules_unload() {
 }
 
 # The namespace's disk: memory-backed null_blk, or with RWX_PI=1 a
-# scsi_debug disk that keeps T10-PI (DIF type 1, CRC guards, and DIX: the
-# block layer's integrity data), 80 MiB; sets NVMEOF_NS_DEV, NVMEOF_NS_WHAT.
+# scsi_debug disk with T10-PI (pi_disk), 80 MiB; sets NVMEOF_NS_DEV,
+# NVMEOF_NS_WHAT.
 nvmeof_ns_disk() {
-	local b
 	NVMEOF_NS_DEV=/dev/nullb0 NVMEOF_NS_WHAT="memory-backed null_blk"
 	[ "${RWX_PI:-0}" = 1 ] || return 0
-	modprobe sd_mod && modprobe scsi_debug dif=1 dix=1 dev_size_mb=80 || return 1
-	NVMEOF_NS_WHAT="scsi_debug, T10-PI type 1 with DIX"
-	for _ in $(seq 100); do
-		for b in /sys/block/sd*; do
-			grep -qs scsi_debug "$b/device/model" && NVMEOF_NS_DEV=/dev/${b##*/}
-		done
-		[ "$NVMEOF_NS_DEV" != /dev/nullb0 ] && [ -b "$NVMEOF_NS_DEV" ] && return 0
-		sleep 0.2
-	done
-	echo "nvmeof: no scsi_debug disk"
-	return 1
+	pi_disk 80 || return 1
+	NVMEOF_NS_DEV=$PI_DISK NVMEOF_NS_WHAT="scsi_debug, T10-PI type 1 with DIX"
 }
 
 # nvmeof_target_up ADDR: subsystem with namespace 1 on the namespace's disk
@@ -235,6 +225,52 @@ nvmeof_fault_run() {
 	link-delete) fault_under_load "$NVMEOF_BDEV" "rdma link delete ${2}0" rdma link delete "${2}0" ;;
 	port-remove) fault_under_load "$NVMEOF_BDEV" "removing the target port" nvmeof_port_remove ;;
 	*) echo "nvmeof: unknown fault $1"; return 1 ;;
+	esac
+}
+
+# nvmeof_device_fault FAULT IBDEV: the test device's FAULT (wr-error: the
+# target's next WR completes in error, its queue goes to the error state;
+# map-fail: the target's next MR mapping is refused, the engine's context
+# fails) armed for the target's PDs alone (the host shares the device)
+# once a fio verify load has the engine serving it: the fault must fire
+# and the ULPs must see it - the host reconnects its queue after a WR
+# error, the engine returns the mapping failure to nvmet-rdma - and fio,
+# its commands retried by the host, must verify every block.
+nvmeof_device_fault() {
+	local fault=${1/-/_} ibdev=$2 inject=/sys/kernel/debug/rwx_testdev/inject
+	local base pid rc errs reconnects log=/tmp/fio-devfault.log
+	errs=$(engine_errors)
+	reconnects=$(dmesg | grep -c "Successfully reconnected")
+	base=$(engine_contexts)
+	(cd /tmp && exec fio --name=device-fault --filename="$NVMEOF_BDEV" --thread \
+		--ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 \
+		--size=16m --verify=crc32c --verify_fatal=1 --do_verify=1 > $log 2>&1) &
+	pid=$!
+	# Mid-I/O: 100 contexts into the load (polled; bounded by fio itself).
+	while kill -0 $pid 2>/dev/null && [ $(($(engine_contexts) - base)) -lt 100 ]; do
+		sleep 0.2
+	done
+	echo "$ibdev $fault 1 nvmet_rdma" > $inject || { echo "nvmeof: arming $fault failed"; return 1; }
+	wait $pid
+	rc=$?
+	if ! grep -qx "$ibdev $fault fired" $inject; then
+		echo "nvmeof: $1: the fault never fired (the load ended first?)"
+		return 1
+	fi
+	if [ $rc != 0 ]; then
+		echo "nvmeof: $1: fio verify failed across the fault"
+		tail -n 15 $log
+		return 1
+	fi
+	case $fault in
+	wr_error)
+		reconnects=$(($(dmesg | grep -c "Successfully reconnected") - reconnects))
+		[ $reconnects -ge 1 ] || { echo "nvmeof: $1: the host did not reconnect"; return 1; }
+		echo "nvmeof: $1: the target's WR failed mid-I/O ($(dmesg | grep -m1 -o 'nvmet_rdma: [A-Z ]* for CQE.*failed with status [^(]*')), the host reconnected ($reconnects), fio verified 16 MiB" ;;
+	map_fail)
+		errs=$(($(engine_errors) - errs))
+		[ $errs = 1 ] || { echo "nvmeof: $1: $errs engine calls failed, expected 1"; return 1; }
+		echo "nvmeof: $1: the target's MR mapping refused mid-I/O, the engine's context failed (1 error to nvmet-rdma), the host retried, fio verified 16 MiB" ;;
 	esac
 }
 

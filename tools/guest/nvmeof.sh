@@ -25,7 +25,10 @@
 #   RWX_FAULT             "" | link-delete | port-remove: break the target
 #                         while fio runs, expect I/O errors and a clean teardown
 #                         (link-delete under the takeover: rdma_rxe is then
-#                         unloaded with the takeover on, before the ULP)
+#                         unloaded with the takeover on, before the ULP);
+#                         wr-error | map-fail (RWX_DEV=testdev): the test
+#                         device fails the target mid-I/O, the host recovers
+#                         and fio verifies (nvmeof_device_fault)
 #   RWX_SMP=1             after the verify run, the multi-CPU checks
 #                         (nvmeof_smp_run: queues, every-CPU jobs, queue
 #                         count on reconnect, CPU hotplug)
@@ -54,22 +57,12 @@ rdma_setup "$dev" > /dev/null || nvmeof_fail "setting up $ibdev"
 kmemleak_start
 nvmeof_target_up "$addr" || nvmeof_fail "target setup"
 rc=0
-if [ -n "${RWX_FAULT:-}" ]; then
-	# Give up on a lost controller after 3 s, so that I/O fails soon.
-	nvmeof_host_connect "$addr" --ctrl-loss-tmo=3 --reconnect-delay=1 ||
-		nvmeof_fail "nvme connect"
-	nvmeof_fault_run "$RWX_FAULT" "$dev" || rc=1
-	nvmeof_host_disconnect > /dev/null 2>&1	# may be gone already
-	# The device's driver unloaded under the takeover, the ULP still loaded.
-	if [ -e "$RWX_KLP" ] && [ "$RWX_FAULT" = link-delete ] && [ -e /sys/module/rdma_rxe/refcnt ]; then
-		if rmmod rdma_rxe; then
-			echo "nvmeof: takeover on: rdma_rxe unloaded after its device was deleted under load"
-		else
-			echo "nvmeof: takeover on: rmmod rdma_rxe failed"
-			rc=1
-		fi
-	fi
-else
+case ${RWX_FAULT:-} in wr-error | map-fail)
+	nvmeof_host_connect "$addr" --reconnect-delay=1 || nvmeof_fail "nvme connect"
+	nvmeof_device_fault "$RWX_FAULT" "$ibdev" || rc=1
+	nvmeof_host_disconnect || rc=1
+	;;
+"")
 	# A reconnect (RWX_SMP's queue count change) within a second.
 	nvmeof_host_connect "$addr" --reconnect-delay=1 || nvmeof_fail "nvme connect"
 	nvmeof_fio "${RWX_FIO_JOBS:-$RWX_ROOT/tools/guest/fio/verify.fio}" || rc=1
@@ -92,7 +85,24 @@ else
 			mrs_unchanged "$ibdev" "$mrs" "after the switches" || rc=1
 	fi
 	nvmeof_host_disconnect || rc=1
-fi
+	;;
+*)
+	# Give up on a lost controller after 3 s, so that I/O fails soon.
+	nvmeof_host_connect "$addr" --ctrl-loss-tmo=3 --reconnect-delay=1 ||
+		nvmeof_fail "nvme connect"
+	nvmeof_fault_run "$RWX_FAULT" "$dev" || rc=1
+	nvmeof_host_disconnect > /dev/null 2>&1	# may be gone already
+	# The device's driver unloaded under the takeover, the ULP still loaded.
+	if [ -e "$RWX_KLP" ] && [ "$RWX_FAULT" = link-delete ] && [ -e /sys/module/rdma_rxe/refcnt ]; then
+		if rmmod rdma_rxe; then
+			echo "nvmeof: takeover on: rdma_rxe unloaded after its device was deleted under load"
+		else
+			echo "nvmeof: takeover on: rmmod rdma_rxe failed"
+			rc=1
+		fi
+	fi
+	;;
+esac
 
 nvmeof_target_down || rc=1
 nvmeof_modules_unload || rc=1

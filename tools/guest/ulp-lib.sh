@@ -82,13 +82,16 @@ umount_after_fault() {
 	echo "$RWX_LOG_PREFIX:   umount -f $1 took $(( ($(usec) - t) / 1000 )) ms, $tries tries"
 }
 
-# The RDMA device under test: RWX_DEV rxe (rxe0, RoCE, on 192.0.2.1) or
-# siw (siw0, iWARP, on 192.0.2.2), as tools/guest/rdma-setup.sh makes them.
+# The RDMA device under test: RWX_DEV rxe (rxe0, RoCE, on 192.0.2.1), siw
+# (siw0, iWARP, on 192.0.2.2) or testdev (rwxr0, the test device's RoCE
+# port, on 192.0.2.3, with RWX_TESTDEV_MODULE and RWX_TESTDEV_SPEC), as
+# tools/guest/rdma-setup.sh makes them.
 # shellcheck disable=SC2034  # used by the scripts that source this
 case ${RWX_DEV:-rxe} in
 rxe) ULP_IBDEV=rxe0 ULP_ADDR=192.0.2.1 ULP_RDMA_MOD=rdma_rxe ;;
 siw) ULP_IBDEV=siw0 ULP_ADDR=192.0.2.2 ULP_RDMA_MOD=siw ;;
-*) echo "$RWX_LOG_PREFIX: RWX_DEV must be rxe or siw"; exit 1 ;;
+testdev) ULP_IBDEV=rwxr0 ULP_ADDR=192.0.2.3 ULP_RDMA_MOD=rwx_testdev ;;
+*) echo "$RWX_LOG_PREFIX: RWX_DEV must be rxe, siw or testdev"; exit 1 ;;
 esac
 
 # ulp_guest_setup: what a guest's ULP runs share: the test kernel's
@@ -112,7 +115,11 @@ ulp_device_setup() {
 # ulp_guest_teardown: the RDMA device and null_blk gone, no splat,
 # kmemleak scanned.
 ulp_guest_teardown() {
-	[ -e /sys/class/infiniband/$ULP_IBDEV ] && run rdma link delete $ULP_IBDEV
+	if [ "${RWX_DEV:-rxe}" = testdev ]; then
+		testdev_remove || die "removing $ULP_IBDEV"
+	elif [ -e /sys/class/infiniband/$ULP_IBDEV ]; then
+		run rdma link delete $ULP_IBDEV
+	fi
 	rmmod_wait $ULP_RDMA_MOD null_blk
 	splat_check
 	kmemleak_check

@@ -182,6 +182,14 @@ enum rwx_testdev_fault {
  */
 void rwx_testdev_inject(struct rwx_testdev *tdev, enum rwx_testdev_fault fault,
 			u32 nth);
+/*
+ * The same, counting only events in the PDs of the module named @owner
+ * (their restrack kern_name; NULL: every event); -EINVAL for pi_wire
+ * with an owner, or a name longer than a module's.
+ */
+int rwx_testdev_inject_owned(struct rwx_testdev *tdev,
+			     enum rwx_testdev_fault fault, u32 nth,
+			     const char *owner);
 /* Whether @fault fired since it was last armed. */
 bool rwx_testdev_fault_fired(struct rwx_testdev *tdev,
 			     enum rwx_testdev_fault fault);

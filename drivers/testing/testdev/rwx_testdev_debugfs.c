@@ -4,7 +4,7 @@
  * kernel's own ULPs on a capability set no hardware here has.
  *
  *   echo "NAME SPEC" > /sys/kernel/debug/rwx_testdev/create
- *   echo "NAME FAULT NTH" > /sys/kernel/debug/rwx_testdev/inject
+ *   echo "NAME FAULT NTH [OWNER]" > /sys/kernel/debug/rwx_testdev/inject
  *   echo NAME > /sys/kernel/debug/rwx_testdev/remove
  *
  * SPEC is a comma-separated list, applied in order: a named set (sge1,
@@ -17,7 +17,13 @@
  * instance made here as rwx_testdev_inject() does: FAULT is post_send,
  * alloc_mr, map_short, map_fail, wr_error, map_nomem or pi_wire (enum
  * rwx_testdev_fault), NTH the event it fires at (1: the next; 0
- * disarms); a bad line fails with -EINVAL, an unknown NAME with -ENODEV.
+ * disarms), OWNER the module whose PDs' events alone count (their
+ * restrack name, e.g. nvmet_rdma: a target's fault, not its host's; not
+ * for pi_wire); a bad line fails with -EINVAL, an unknown NAME with
+ * -ENODEV.
+ * Reading inject gives "NAME FAULT fired" for each fault of an instance
+ * made here that fired since it was last armed, so that a test knows its
+ * fault happened.
  * Only instances made here can be removed here; those left are destroyed
  * when the module goes.
  */
@@ -25,6 +31,7 @@
 #include <linux/debugfs.h>
 #include <linux/kstrtox.h>
 #include <linux/lockdep.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -210,8 +217,8 @@ static const char *const rwx_td_fault_names[RWX_TESTDEV_NR_FAULTS] = {
 static ssize_t rwx_td_inject_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
+	char *buf, *rest, *name, *nth_str, *owner;
 	struct rwx_td_user_dev *udev;
-	char *buf, *rest, *name;
 	int fault, ret = -EINVAL;
 	u32 nth;
 
@@ -221,17 +228,18 @@ static ssize_t rwx_td_inject_write(struct file *file, const char __user *ubuf,
 	rest = buf;
 	strsep(&rest, " ");
 	name = strsep(&rest, " ");
+	nth_str = strsep(&rest, " ");
+	owner = strsep(&rest, " ");
 	fault = name ? match_string(rwx_td_fault_names,
 				    ARRAY_SIZE(rwx_td_fault_names), name) :
 		       -EINVAL;
-	if (fault >= 0 && rest && !kstrtou32(rest, 0, &nth)) {
+	if (fault >= 0 && nth_str && !kstrtou32(nth_str, 0, &nth) && !rest &&
+	    (!owner || *owner)) {
 		ret = -ENODEV;
 		mutex_lock(&rwx_td_user_lock);
 		udev = rwx_td_user_find(buf);
-		if (udev) {
-			rwx_testdev_inject(udev->tdev, fault, nth);
-			ret = 0;
-		}
+		if (udev)
+			ret = rwx_testdev_inject_owned(udev->tdev, fault, nth, owner);
 		mutex_unlock(&rwx_td_user_lock);
 	}
 	kfree(buf);
@@ -265,8 +273,33 @@ static const struct file_operations rwx_td_create_fops = {
 	.write = rwx_td_create_write,
 };
 
+static int rwx_td_inject_show(struct seq_file *m, void *unused)
+{
+	struct rwx_td_user_dev *udev;
+	int fault;
+
+	mutex_lock(&rwx_td_user_lock);
+	list_for_each_entry(udev, &rwx_td_user_devs, node)
+		for (fault = 0; fault < RWX_TESTDEV_NR_FAULTS; fault++)
+			if (rwx_testdev_fault_fired(udev->tdev, fault))
+				seq_printf(m, "%s %s fired\n",
+					   dev_name(&udev->tdev->ibdev.dev),
+					   rwx_td_fault_names[fault]);
+	mutex_unlock(&rwx_td_user_lock);
+	return 0;
+}
+
+static int rwx_td_inject_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rwx_td_inject_show, NULL);
+}
+
 static const struct file_operations rwx_td_inject_fops = {
 	.owner = THIS_MODULE,
+	.open = rwx_td_inject_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
 	.write = rwx_td_inject_write,
 };
 
@@ -280,7 +313,7 @@ void rwx_td_debugfs_init(void)
 	rwx_td_debugfs_dir = debugfs_create_dir("rwx_testdev", NULL);
 	debugfs_create_file("create", 0200, rwx_td_debugfs_dir, NULL,
 			    &rwx_td_create_fops);
-	debugfs_create_file("inject", 0200, rwx_td_debugfs_dir, NULL,
+	debugfs_create_file("inject", 0600, rwx_td_debugfs_dir, NULL,
 			    &rwx_td_inject_fops);
 	debugfs_create_file("remove", 0200, rwx_td_debugfs_dir, NULL,
 			    &rwx_td_remove_fops);

@@ -446,7 +446,7 @@ int rwx_td_pi_move(struct rwx_testdev *tdev, struct rwx_td_mr *src_mr,
 		if (ret)
 			return ret;
 		if (!i && l->wire_pi &&
-		    rwx_td_fault(tdev, RWX_TESTDEV_FAULT_PI_WIRE))
+		    rwx_td_fault(tdev, RWX_TESTDEV_FAULT_PI_WIRE, NULL))
 			tuple.guard_tag ^= cpu_to_be16(0x8000);
 		ret = dst_mr ? rwx_td_pi_in(&in_port, i, blk, &tuple) :
 			       rwx_td_pi_image_copy(dst, l, blk, &tuple, true);

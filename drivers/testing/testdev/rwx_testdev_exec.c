@@ -860,7 +860,7 @@ static void rwx_td_exec_swqe(struct rwx_testdev *tdev,
 		st = IB_WC_WR_FLUSH_ERR;
 	else if (state == IB_QPS_ERR)
 		st = IB_WC_WR_FLUSH_ERR;
-	else if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_WR_ERROR))
+	else if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_WR_ERROR, qp->ibqp.pd))
 		st = IB_WC_GENERAL_ERR;
 	else
 		st = rwx_td_execute(&ex);

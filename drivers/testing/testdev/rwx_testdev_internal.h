@@ -330,6 +330,8 @@ struct rwx_td_cursor {
  * @lock: protects the faults and the recording
  * @fault_left: events until each armed fault fires (0: disarmed)
  * @fault_fired: whether each fault fired since it was armed
+ * @fault_owner: the module whose PDs each armed fault counts events in
+ *	(their restrack kern_name, e.g. "nvmet_rdma"); "" counts all
  * @recording: recording is on
  * @rec_count: WRs posted since recording started
  * @recs: the first RWX_TESTDEV_REC_MAX of them
@@ -363,6 +365,7 @@ struct rwx_testdev {
 	spinlock_t lock;		/* faults, recording */
 	u32 fault_left[RWX_TESTDEV_NR_FAULTS];
 	bool fault_fired[RWX_TESTDEV_NR_FAULTS];
+	char fault_owner[RWX_TESTDEV_NR_FAULTS][MODULE_NAME_LEN];
 	bool recording;
 	u32 rec_count;
 	struct rwx_testdev_wr_rec *recs;
@@ -399,7 +402,9 @@ static inline struct rwx_td_ah *to_tdah(struct ib_ah *ibah)
 }
 
 /* rwx_testdev_main.c */
-bool rwx_td_fault(struct rwx_testdev *tdev, enum rwx_testdev_fault fault);
+bool rwx_td_fault(struct rwx_testdev *tdev, enum rwx_testdev_fault fault,
+		  const struct ib_pd *pd);
+
 void rwx_td_record(struct rwx_testdev *tdev, struct rwx_td_qp *qp,
 		   const struct ib_send_wr *wr);
 

@@ -725,16 +725,43 @@ EXPORT_SYMBOL_NS_GPL(rwx_testdev_counts, RWX_TESTDEV);
 void rwx_testdev_inject(struct rwx_testdev *tdev, enum rwx_testdev_fault fault,
 			u32 nth)
 {
+	WARN_ON_ONCE(rwx_testdev_inject_owned(tdev, fault, nth, NULL));
+}
+EXPORT_SYMBOL_NS_GPL(rwx_testdev_inject, RWX_TESTDEV);
+
+/**
+ * rwx_testdev_inject_owned() - arm a fault for one module's PDs
+ * @tdev: the instance
+ * @fault: which one
+ * @nth: fire at the nth event from now (1: the next); 0 disarms
+ * @owner: the module whose PDs' events alone count (their restrack
+ *	kern_name, e.g. "nvmet_rdma"), or NULL for every event
+ *
+ * Lets a test fail one ULP of two that share the instance (a target and
+ * its host).  A pi_wire event has no PD to go by.  Arming clears what
+ * rwx_testdev_fault_fired() reports.
+ *
+ * Return: 0, or -EINVAL for an unknown fault, pi_wire with an owner, or
+ * an owner longer than a module name.
+ */
+int rwx_testdev_inject_owned(struct rwx_testdev *tdev,
+			     enum rwx_testdev_fault fault, u32 nth,
+			     const char *owner)
+{
 	unsigned long flags;
 
-	if (WARN_ON_ONCE((unsigned int)fault >= RWX_TESTDEV_NR_FAULTS))
-		return;
+	if ((unsigned int)fault >= RWX_TESTDEV_NR_FAULTS ||
+	    (owner && (fault == RWX_TESTDEV_FAULT_PI_WIRE ||
+		       strlen(owner) >= MODULE_NAME_LEN)))
+		return -EINVAL;
 	spin_lock_irqsave(&tdev->lock, flags);
 	tdev->fault_left[fault] = nth;
 	tdev->fault_fired[fault] = false;
+	strscpy(tdev->fault_owner[fault], owner ?: "", MODULE_NAME_LEN);
 	spin_unlock_irqrestore(&tdev->lock, flags);
+	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(rwx_testdev_inject, RWX_TESTDEV);
+EXPORT_SYMBOL_NS_GPL(rwx_testdev_inject_owned, RWX_TESTDEV);
 
 /**
  * rwx_testdev_fault_fired() - whether a fault fired
@@ -758,14 +785,27 @@ bool rwx_testdev_fault_fired(struct rwx_testdev *tdev,
 }
 EXPORT_SYMBOL_NS_GPL(rwx_testdev_fault_fired, RWX_TESTDEV);
 
-/* Counts an event of @fault; true when the fault fires on it. */
-bool rwx_td_fault(struct rwx_testdev *tdev, enum rwx_testdev_fault fault)
+/* Whether an event in @pd (NULL: none) counts for a fault of @owner's. */
+static bool rwx_td_fault_owner_is(const char *owner, const struct ib_pd *pd)
+{
+	return !owner[0] ||
+	       (pd && pd->res.kern_name && !strcmp(owner, pd->res.kern_name));
+}
+
+/*
+ * Counts an event of @fault in @pd (NULL: no PD); true when the fault
+ * fires on it.
+ */
+bool rwx_td_fault(struct rwx_testdev *tdev, enum rwx_testdev_fault fault,
+		  const struct ib_pd *pd)
 {
 	unsigned long flags;
 	bool fire = false;
 
 	spin_lock_irqsave(&tdev->lock, flags);
-	if (tdev->fault_left[fault] && !--tdev->fault_left[fault]) {
+	if (tdev->fault_left[fault] &&
+	    rwx_td_fault_owner_is(tdev->fault_owner[fault], pd) &&
+	    !--tdev->fault_left[fault]) {
 		tdev->fault_fired[fault] = true;
 		fire = true;
 	}

@@ -122,7 +122,7 @@ struct ib_mr *rwx_td_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG ||
 	    max_num_sg > tdev->caps.max_fast_reg_page_list_len)
 		return ERR_PTR(-EINVAL);
-	if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_ALLOC_MR))
+	if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_ALLOC_MR, pd))
 		return ERR_PTR(-ENOMEM);
 
 	mr = rwx_td_mr_new(pd, RWX_TD_MR_FAST_REG, max(max_num_sg, 1U), 0);
@@ -142,7 +142,7 @@ struct ib_mr *rwx_td_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_data_sg,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (max_num_data_sg > max || max_num_meta_sg > max)
 		return ERR_PTR(-EINVAL);
-	if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_ALLOC_MR))
+	if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_ALLOC_MR, pd))
 		return ERR_PTR(-ENOMEM);
 
 	mr = rwx_td_mr_new(pd, RWX_TD_MR_INTEGRITY, max(max_num_data_sg, 1U),
@@ -246,9 +246,9 @@ int rwx_td_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	if (mr->kind != RWX_TD_MR_FAST_REG ||
 	    !rwx_td_page_size_ok(ibmr->page_size))
 		return -EINVAL;
-	fail = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_FAIL);
-	short_map = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_SHORT);
-	nomem = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_NOMEM);
+	fail = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_FAIL, ibmr->pd);
+	short_map = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_SHORT, ibmr->pd);
+	nomem = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_NOMEM, ibmr->pd);
 	if (fail)
 		return -EINVAL;
 	if (nomem)
@@ -281,9 +281,9 @@ int rwx_td_map_mr_sg_pi(struct ib_mr *ibmr, struct scatterlist *data_sg,
 	    data_sg_nents <= 0 || meta_sg_nents < 0 ||
 	    (meta_sg_nents && !meta_sg))
 		return -EINVAL;
-	fail = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_FAIL);
-	short_map = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_SHORT);
-	nomem = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_NOMEM);
+	fail = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_FAIL, ibmr->pd);
+	short_map = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_SHORT, ibmr->pd);
+	nomem = rwx_td_fault(tdev, RWX_TESTDEV_FAULT_MAP_NOMEM, ibmr->pd);
 	if (fail)
 		return -EINVAL;
 	if (short_map || nomem)

@@ -559,9 +559,14 @@ static struct rwx_td_swqe *rwx_td_copy_send_wr(struct rwx_td_qp *qp,
 	return swqe;
 }
 
-/* Queues @swqe if the QP takes it now; the QP's lock is held. */
+/*
+ * Queues @swqe on @batch if the QP takes it now; the QP's lock is held.
+ * The batch reaches the executor when the whole chain is read: once a WR
+ * is executable it may complete, and the ULP free it, at any moment.
+ */
 static int rwx_td_queue_send(struct rwx_td_qp *qp, struct rwx_td_swqe *swqe,
-			     const struct ib_send_wr *wr)
+			     const struct ib_send_wr *wr,
+			     struct list_head *batch)
 {
 	struct rwx_testdev *tdev = qp->tdev;
 
@@ -575,14 +580,12 @@ static int rwx_td_queue_send(struct rwx_td_qp *qp, struct rwx_td_swqe *swqe,
 	}
 	if (qp->sq_used >= qp->cap.max_send_wr)
 		return -ENOMEM;
-	if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_POST_SEND))
+	if (rwx_td_fault(tdev, RWX_TESTDEV_FAULT_POST_SEND, qp->ibqp.pd))
 		return -ENOMEM;
 
 	qp->sq_used++;
 	rwx_td_record(tdev, qp, wr);
-	spin_lock(&tdev->sq_lock);
-	list_add_tail(&swqe->node, &tdev->sq_pending);
-	spin_unlock(&tdev->sq_lock);
+	list_add_tail(&swqe->node, batch);
 	return 0;
 }
 
@@ -590,9 +593,10 @@ int rwx_td_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr)
 {
 	struct rwx_td_qp *qp = to_tdqp(ibqp);
+	struct rwx_testdev *tdev = qp->tdev;
 	struct rwx_td_swqe *swqe = NULL;
-	bool posted = false;
 	unsigned long flags;
+	LIST_HEAD(batch);
 	int ret = 0;
 
 	for (; wr; wr = wr->next) {
@@ -604,7 +608,7 @@ int rwx_td_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		if (!ret) {
 			spin_lock_irqsave(&qp->lock, flags);
-			ret = rwx_td_queue_send(qp, swqe, wr);
+			ret = rwx_td_queue_send(qp, swqe, wr, &batch);
 			spin_unlock_irqrestore(&qp->lock, flags);
 		}
 		if (ret) {
@@ -613,12 +617,15 @@ int rwx_td_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		swqe = NULL;
-		posted = true;
 		if (wr->opcode == IB_WR_REG_MR_INTEGRITY)
 			rwx_td_sig_status_unread(reg_wr(wr)->mr);
 	}
-	if (posted)
-		rwx_td_kick(qp->tdev);
+	if (!list_empty(&batch)) {
+		spin_lock_irqsave(&tdev->sq_lock, flags);
+		list_splice_tail(&batch, &tdev->sq_pending);
+		spin_unlock_irqrestore(&tdev->sq_lock, flags);
+		rwx_td_kick(tdev);
+	}
 	return ret;
 }
 
@@ -626,12 +633,18 @@ int rwx_td_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr)
 {
 	struct rwx_td_qp *qp = to_tdqp(ibqp);
+	const struct ib_recv_wr *next;
 	struct rwx_td_rwqe *rwqe;
 	bool flush = false;
 	unsigned long flags;
 	int ret = 0;
 
-	for (; wr; wr = wr->next) {
+	/*
+	 * Nothing of a WR is read once it is on the receive queue: a send
+	 * may consume it at once, and its ULP repost or free it.
+	 */
+	for (; wr; wr = next) {
+		next = wr->next;
 		if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge ||
 		    (wr->num_sge && !wr->sg_list)) {
 			ret = -EINVAL;
