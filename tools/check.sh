@@ -400,10 +400,12 @@ job_nvmeof_siw() {	# 123
 # three send and two READ SGEs (the SGE path, every I/O split into WRs of
 # at most that), max_sgl_rd 4 (READs of more entries on MRs: both paths),
 # each with the engine-built nvmet-rdma and then the kernel's own as the
-# reference; then the test device failing the target mid-I/O, a WR
-# completing in error and an MR mapping refused, the host recovering.
-TESTDEV_SETS="sge1:sge sge3-rd2:sge sgl-rd4:sge+mr"
-TESTDEV_FAULTS="sge3-rd2:wr-error sgl-rd4:map-fail"
+# reference; the engine's runs of the last two then have the test device
+# fail the target mid-I/O, a WR completing in error (the host recovers)
+# and an MR mapping refused (the engine falls back to SGEs), and once
+# more with the engine's force_mr, where the refused mapping fails the
+# context and the host retries.
+TESTDEV_SETS="sge1:sge sge3-rd2:sge:wr-error sgl-rd4:sge+mr:map-fail sge3-rd2:mr:map-fail:force_mr"
 job_testdev_sets() {
 	[ "$ulps_test_ok" = 0 ] || return 0	# recorded as not run
 	vm_run testdev-sets "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
@@ -411,7 +413,7 @@ job_testdev_sets() {
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" \
 		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-test/drivers/testing/testdev/rwx_testdev.ko" \
-		-e "RWX_TESTDEV_SETS=$TESTDEV_SETS" -e "RWX_TESTDEV_FAULTS=$TESTDEV_FAULTS"
+		-e "RWX_TESTDEV_SETS=$TESTDEV_SETS"
 }
 # SRP, NFS/RDMA and SMB Direct on both test kernels, rebuilt on the
 # engine: MR path on rxe (force_mr), with faults; SMB Direct on the SGE

@@ -228,49 +228,55 @@ nvmeof_fault_run() {
 	esac
 }
 
-# nvmeof_device_fault FAULT IBDEV: the test device's FAULT (wr-error: the
-# target's next WR completes in error, its queue goes to the error state;
-# map-fail: the target's next MR mapping is refused, the engine's context
-# fails) armed for the target's PDs alone (the host shares the device)
-# once a fio verify load has the engine serving it: the fault must fire
-# and the ULPs must see it - the host reconnects its queue after a WR
-# error, the engine returns the mapping failure to nvmet-rdma - and fio,
-# its commands retried by the host, must verify every block.
+# nvmeof_device_fault FAULT IBDEV: the test device's FAULT (wr-error: a WR
+# of the target's completes in error, its queue goes to the error state;
+# map-fail: an MR mapping of the target's is refused) at the target's 16th
+# such event from now, so mid-way through a fio verify run (armed for the
+# target's PDs alone: the host shares the device): the fault must fire and
+# be handled - the host reconnects after a WR error; a refused mapping
+# where MRs are only preferred (RWX_EXPECT_PATHS sge+mr: max_sgl_rd) makes
+# the engine fall back to SGEs, where they are required (mr) it fails the
+# context, nvmet-rdma returns an error status and the host retries - and
+# fio verifies every block.
 nvmeof_device_fault() {
 	local fault=${1/-/_} ibdev=$2 inject=/sys/kernel/debug/rwx_testdev/inject
-	local base pid rc errs reconnects log=/tmp/fio-devfault.log
+	local errs fallbacks reconnects log=/tmp/fio-devfault.log
 	errs=$(engine_errors)
+	fallbacks=$(engine_counter sge_fallback)
 	reconnects=$(dmesg | grep -c "Successfully reconnected")
-	base=$(engine_contexts)
-	(cd /tmp && exec fio --name=device-fault --filename="$NVMEOF_BDEV" --thread \
+	echo "$ibdev $fault 16 nvmet_rdma" > $inject || { echo "nvmeof: arming $fault failed"; return 1; }
+	if ! (cd /tmp && fio --name=device-fault --filename="$NVMEOF_BDEV" --thread \
 		--ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 \
-		--size=16m --verify=crc32c --verify_fatal=1 --do_verify=1 > $log 2>&1) &
-	pid=$!
-	# Mid-I/O: 100 contexts into the load (polled; bounded by fio itself).
-	while kill -0 $pid 2>/dev/null && [ $(($(engine_contexts) - base)) -lt 100 ]; do
-		sleep 0.2
-	done
-	echo "$ibdev $fault 1 nvmet_rdma" > $inject || { echo "nvmeof: arming $fault failed"; return 1; }
-	wait $pid
-	rc=$?
-	if ! grep -qx "$ibdev $fault fired" $inject; then
-		echo "nvmeof: $1: the fault never fired (the load ended first?)"
-		return 1
-	fi
-	if [ $rc != 0 ]; then
+		--size=16m --offset=64m --verify=crc32c --verify_fatal=1 --do_verify=1 > $log 2>&1); then
 		echo "nvmeof: $1: fio verify failed across the fault"
 		tail -n 15 $log
+		return 1
+	fi
+	if ! grep -qx "$ibdev $fault fired" $inject; then
+		echo "nvmeof: $1: the fault never fired"
 		return 1
 	fi
 	case $fault in
 	wr_error)
 		reconnects=$(($(dmesg | grep -c "Successfully reconnected") - reconnects))
 		[ $reconnects -ge 1 ] || { echo "nvmeof: $1: the host did not reconnect"; return 1; }
-		echo "nvmeof: $1: the target's WR failed mid-I/O ($(dmesg | grep -m1 -o 'nvmet_rdma: [A-Z ]* for CQE.*failed with status [^(]*')), the host reconnected ($reconnects), fio verified 16 MiB" ;;
+		echo "nvmeof: $1: a WR of the target's failed mid-I/O, its queue went to the error state, the host reconnected ($reconnects), fio verified 16 MiB" ;;
 	map_fail)
 		errs=$(($(engine_errors) - errs))
-		[ $errs = 1 ] || { echo "nvmeof: $1: $errs engine calls failed, expected 1"; return 1; }
-		echo "nvmeof: $1: the target's MR mapping refused mid-I/O, the engine's context failed (1 error to nvmet-rdma), the host retried, fio verified 16 MiB" ;;
+		fallbacks=$(($(engine_counter sge_fallback) - fallbacks))
+		if [ "${RWX_EXPECT_PATHS:-}" = sge+mr ]; then
+			[ $errs = 0 ] && [ $fallbacks = 1 ] || {
+				echo "nvmeof: $1: $fallbacks SGE fallbacks and $errs failed engine calls, expected 1 and 0"
+				return 1
+			}
+			echo "nvmeof: $1: the target's MR mapping refused mid-I/O, the engine fell back to SGEs (1 context), fio verified 16 MiB"
+		else
+			[ $errs = 1 ] && [ $fallbacks = 0 ] || {
+				echo "nvmeof: $1: $errs failed engine calls and $fallbacks SGE fallbacks, expected 1 and 0"
+				return 1
+			}
+			echo "nvmeof: $1: the target's MR mapping refused mid-I/O, the engine failed the context (1 error to nvmet-rdma), the host retried, fio verified 16 MiB"
+		fi ;;
 	esac
 }
 

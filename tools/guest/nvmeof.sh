@@ -25,10 +25,11 @@
 #   RWX_FAULT             "" | link-delete | port-remove: break the target
 #                         while fio runs, expect I/O errors and a clean teardown
 #                         (link-delete under the takeover: rdma_rxe is then
-#                         unloaded with the takeover on, before the ULP);
-#                         wr-error | map-fail (RWX_DEV=testdev): the test
-#                         device fails the target mid-I/O, the host recovers
-#                         and fio verifies (nvmeof_device_fault)
+#                         unloaded with the takeover on, before the ULP)
+#   RWX_DEVICE_FAULT      wr-error | map-fail (RWX_DEV=testdev): after the
+#                         verify run, the test device fails the target
+#                         mid-I/O, the host recovers and fio verifies
+#                         (nvmeof_device_fault)
 #   RWX_SMP=1             after the verify run, the multi-CPU checks
 #                         (nvmeof_smp_run: queues, every-CPU jobs, queue
 #                         count on reconnect, CPU hotplug)
@@ -57,11 +58,7 @@ rdma_setup "$dev" > /dev/null || nvmeof_fail "setting up $ibdev"
 kmemleak_start
 nvmeof_target_up "$addr" || nvmeof_fail "target setup"
 rc=0
-case ${RWX_FAULT:-} in wr-error | map-fail)
-	nvmeof_host_connect "$addr" --reconnect-delay=1 || nvmeof_fail "nvme connect"
-	nvmeof_device_fault "$RWX_FAULT" "$ibdev" || rc=1
-	nvmeof_host_disconnect || rc=1
-	;;
+case ${RWX_FAULT:-} in
 "")
 	# A reconnect (RWX_SMP's queue count change) within a second.
 	nvmeof_host_connect "$addr" --reconnect-delay=1 || nvmeof_fail "nvme connect"
@@ -75,6 +72,9 @@ case ${RWX_FAULT:-} in wr-error | map-fail)
 	fi
 	if [ "${RWX_PI:-0}" = 1 ]; then
 		nvmeof_pi_checks "$ibdev" || rc=1
+	fi
+	if [ -n "${RWX_DEVICE_FAULT:-}" ]; then
+		nvmeof_device_fault "$RWX_DEVICE_FAULT" "$ibdev" || rc=1
 	fi
 	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
 		takeover_served || rc=1
