@@ -2,17 +2,14 @@
 # over the test device's RoCE port, one capability set after the other,
 # on one guest, with no in-capsule data (every host write is the target's
 # RDMA READ):
-#   RWX_TESTDEV_SETS    SET:PATHS[:FAULT[:force_mr]] ...: each set twice,
-#                       first with the engine-built nvmet-rdma
-#                       (RWX_NVMET_RDMA), whose contexts must take PATHS
-#                       (sge, mr or sge+mr: the engine's counters), then
-#                       with the kernel's own (ib_core's rdma_rw), the
-#                       reference; fio verifies both; with FAULT
-#                       (wr-error, map-fail) the engine's run then has the
-#                       test device fail the target mid-I/O
-#                       (nvmeof_device_fault); with force_mr the engine
-#                       runs with force_mr=1 and alone (ib_core's is a boot
-#                       parameter)
+#   RWX_TESTDEV_SETS    SET:PATHS[:FAULT] ...: each set twice, first with
+#                       the engine-built nvmet-rdma (RWX_NVMET_RDMA), whose
+#                       contexts must take PATHS (sge, mr or sge+mr: the
+#                       engine's counters), then with the kernel's own
+#                       (ib_core's rdma_rw), the reference; fio verifies
+#                       both; with FAULT (wr-error, map-fail) the engine's
+#                       run then has the test device fail the target
+#                       mid-I/O (nvmeof_device_fault)
 # and what nvmeof.sh reads (RWX_MODROOT, RWX_ENGINE_MODULE,
 # RWX_TESTDEV_MODULE).  One kmemleak scan covers every run.  Prints the
 # runs' lines, "sets: SET ... passed" after each, then "sets: passed".
@@ -35,12 +32,10 @@ sets_run() {	# sets_run WHAT VAR=VALUE...: nvmeof.sh once
 mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs debugfs /sys/kernel/debug
 kmemleak_start
 for item in ${RWX_TESTDEV_SETS:-}; do
-	IFS=: read -r set paths fault force <<< "$item"
-	sets_run "$set, engine${force:+ $force}${fault:+, $fault}" RWX_TESTDEV_SPEC="$set" \
-		RWX_EXPECT_PATHS="$paths" RWX_DEVICE_FAULT="$fault" \
-		RWX_ENGINE_PARAMS="${force:+force_mr=1}"
-	[ -n "$force" ] ||
-		sets_run "$set, ib_core" RWX_TESTDEV_SPEC="$set" RWX_NVMET_RDMA= RWX_ENGINE_MODULE=
+	IFS=: read -r set paths fault <<< "$item"
+	sets_run "$set, engine${fault:+, $fault}" RWX_TESTDEV_SPEC="$set" \
+		RWX_EXPECT_PATHS="$paths" RWX_DEVICE_FAULT="$fault"
+	sets_run "$set, ib_core" RWX_TESTDEV_SPEC="$set" RWX_NVMET_RDMA= RWX_ENGINE_MODULE=
 done
 kmemleak_check
 echo "sets: passed"
