@@ -73,9 +73,6 @@ case ${RWX_FAULT:-} in
 	if [ "${RWX_PI:-0}" = 1 ]; then
 		nvmeof_pi_checks "$ibdev" || rc=1
 	fi
-	if [ -n "${RWX_DEVICE_FAULT:-}" ]; then
-		nvmeof_device_fault "$RWX_DEVICE_FAULT" "$ibdev" || rc=1
-	fi
 	if [ -n "${RWX_TAKEOVER_MODULE:-}" ]; then
 		takeover_served || rc=1
 		takeover_status nvmet_rdma || rc=1
@@ -83,6 +80,10 @@ case ${RWX_FAULT:-} in
 		mrs=$(device_mrs "$ibdev")
 		takeover_switch_under_load "$NVMEOF_BDEV" "$ibdev" &&
 			mrs_unchanged "$ibdev" "$mrs" "after the switches" || rc=1
+	fi
+	# Last: the fault's engine error would fail the checks above.
+	if [ -n "${RWX_DEVICE_FAULT:-}" ]; then
+		nvmeof_device_fault "$RWX_DEVICE_FAULT" "$ibdev" || rc=1
 	fi
 	nvmeof_host_disconnect || rc=1
 	;;
