@@ -627,13 +627,14 @@ job_smoke_612() {	# 12
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
-GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_ulps_61_rxe_mr job_takeover_debug_61
-job_takeover_debug_mr_612 job_takeover_ulps_debug_612 job_stock_612 job_nvmeof_rxe_mr job_harness_vm
-job_bench job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_takeover_ulps_612
-job_trace_events job_trace_events_61 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61
+GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_testdev_sets job_ulps_61_rxe_mr
+job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_takeover_ulps_debug_612
+job_stock_612 job_pi_testdev_612 job_nvmeof_rxe_mr job_harness_vm job_bench job_stock_61
+job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_takeover_ulps_612 job_trace_events
+job_trace_events_61 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61
 job_takeover_iser_debug_612 job_takeover_iser_debug_61 job_takeover_61 job_nvmeof_siw
-job_pi_testdev_612 job_pi_testdev_61 job_takeover_ulps_61 job_takeover_fault_61 job_testdev_sets
-job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm job_smoke_612 job_smoke_61"
+job_takeover_ulps_61 job_takeover_fault_61 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove
+job_userspace_vm job_smoke_612 job_smoke_61"
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
 # one's output in $RWX_BUILD/jobs/JOB.log; then those logs in that order.
