@@ -262,21 +262,16 @@ nvmeof_device_fault() {
 		[ $reconnects -ge 1 ] || { echo "nvmeof: $1: the host did not reconnect"; return 1; }
 		echo "nvmeof: $1: a WR of the target's failed mid-I/O, its queue went to the error state, the host reconnected ($reconnects), fio verified 16 MiB" ;;
 	map_fail)
+		local want_errs=1 want_fallbacks=0 what="failed the context (1 error to nvmet-rdma), the host retried"
+		[ "${RWX_EXPECT_PATHS:-}" = sge+mr ] &&
+			want_errs=0 want_fallbacks=1 what="fell back to SGEs (1 context)"
 		errs=$(($(engine_errors) - errs))
 		fallbacks=$(($(engine_counter sge_fallback) - fallbacks))
-		if [ "${RWX_EXPECT_PATHS:-}" = sge+mr ]; then
-			[ $errs = 0 ] && [ $fallbacks = 1 ] || {
-				echo "nvmeof: $1: $fallbacks SGE fallbacks and $errs failed engine calls, expected 1 and 0"
-				return 1
-			}
-			echo "nvmeof: $1: the target's MR mapping refused mid-I/O, the engine fell back to SGEs (1 context), fio verified 16 MiB"
-		else
-			[ $errs = 1 ] && [ $fallbacks = 0 ] || {
-				echo "nvmeof: $1: $errs failed engine calls and $fallbacks SGE fallbacks, expected 1 and 0"
-				return 1
-			}
-			echo "nvmeof: $1: the target's MR mapping refused mid-I/O, the engine failed the context (1 error to nvmet-rdma), the host retried, fio verified 16 MiB"
-		fi ;;
+		[ $errs = $want_errs ] && [ $fallbacks = $want_fallbacks ] || {
+			echo "nvmeof: $1: $errs failed engine calls and $fallbacks SGE fallbacks, expected $want_errs and $want_fallbacks"
+			return 1
+		}
+		echo "nvmeof: $1: the target's MR mapping refused mid-I/O, the engine $what, fio verified 16 MiB" ;;
 	esac
 }
 
