@@ -884,8 +884,9 @@ static int rwx_tdt_cm_handler(struct rdma_cm_id *id,
 }
 
 /*
- * A wildcard rdma_cm listen reaches every device rdma_cm has taken on: it
- * must not take on the instance, which has no connection manager.
+ * A wildcard rdma_cm listen reaches every device rdma_cm has taken on:
+ * on an iWARP instance, its own connection manager listens, and lets go
+ * when the listen ends (rdma_destroy_id() waits for that).
  */
 static void rwx_tdt_wildcard_listen(struct kunit *test)
 {
@@ -904,7 +905,7 @@ static void rwx_tdt_wildcard_listen(struct kunit *test)
  * iWARP: a READ sink must be registered with remote WRITE access; READ
  * with invalidate retires the sink's key once the data is there.
  *
- * It has no connection manager: rdma_cm leaves it alone.
+ * It has a connection manager of its own (rwx_testdev_iwcm.c).
  */
 static void rwx_tdt_iwarp(struct kunit *test)
 {
@@ -924,7 +925,7 @@ static void rwx_tdt_iwarp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(env->fx.dev, 1),
 			IB_LINK_LAYER_ETHERNET);
 	KUNIT_EXPECT_EQ(test, env->fx.dev->node_type, RDMA_NODE_RNIC);
-	KUNIT_EXPECT_FALSE(test, rdma_cap_iw_cm(env->fx.dev, 1));
+	KUNIT_EXPECT_TRUE(test, rdma_cap_iw_cm(env->fx.dev, 1));
 	rwx_tdt_wildcard_listen(test);
 	get_random_bytes(env->remote, 4096);
 	wr.wr.sg_list = &sge;

@@ -399,12 +399,14 @@ job_nvmeof_siw() {	# 123
 # in-capsule data, on capability sets no soft device has: one SGE per WR,
 # three send and two READ SGEs (the SGE path, every I/O split into WRs of
 # at most that), max_sgl_rd 4 (READs of more entries on MRs: both paths),
+# iWARP with one READ SGE and with 8-page MRs (its own connection manager;
+# every READ into an MR),
 # each with the engine-built nvmet-rdma and then the kernel's own as the
 # reference; the engine's runs of the last two then have the test device
 # fail the target mid-I/O, a WR completing in error (the host recovers)
 # and an MR mapping refused (the engine falls back to SGEs; where MRs are
 # required, on the signature path, pi.sh refuses one).
-TESTDEV_SETS="sge1:sge sge3-rd2:sge:wr-error sgl-rd4:sge+mr:map-fail"
+TESTDEV_SETS="sge1:sge sge3-rd2:sge:wr-error sgl-rd4:sge+mr:map-fail iwarp:sge+mr iwarp-pl8:sge+mr"
 job_testdev_sets() {
 	[ "$ulps_test_ok" = 0 ] || return 0	# recorded as not run
 	vm_run testdev-sets "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \

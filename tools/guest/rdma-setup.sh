@@ -56,7 +56,7 @@ rdma_setup() {
 # device up on 192.0.2.3, once ib_core has that address in its GID table
 # (rdma_cm resolves through it).
 testdev_setup() {
-	local ctl=/sys/kernel/debug/rwx_testdev ndev gid
+	local ctl=/sys/kernel/debug/rwx_testdev ndev gid port
 	[ -d /sys/module/rwx_testdev ] || insmod "$RWX_TESTDEV_MODULE" || return 1
 	grep -q ' /sys/kernel/debug ' /proc/mounts ||
 		mount -t debugfs debugfs /sys/kernel/debug || return 1
@@ -71,9 +71,15 @@ testdev_setup() {
 	# Mapped as rxe and siw map (virt_dma): with real dma-direct mappings
 	# DMA-API debug warns of nvme-rdma's own small receive buffers, which
 	# share cachelines ("cacheline tracking EEXIST" in nvme_rdma_alloc_qe()).
-	echo "rwxr0 ${RWX_TESTDEV_SPEC:-sge1},roce,virt_dma" > $ctl/create || return 1
+	# An iWARP set has its own connection manager, the others a RoCE port.
+	case ${RWX_TESTDEV_SPEC:-sge1} in
+	*iwarp*) port=iwarp ;;
+	*) port=roce ;;
+	esac
+	echo "rwxr0 ${RWX_TESTDEV_SPEC:-sge1},$port,virt_dma" > $ctl/create || return 1
 	ndev=$(rdma link show rwxr0/1 | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
 	ip addr add 192.0.2.3/32 dev "$ndev" && ip link set "$ndev" up || return 1
+	[ $port = iwarp ] && return 0	# its GID is its MAC address
 	for _ in $(seq 50); do
 		for gid in /sys/class/infiniband/rwxr0/ports/1/gids/*; do
 			[ "$(cat "$gid")" = 0000:0000:0000:0000:0000:ffff:c000:0203 ] && return 0

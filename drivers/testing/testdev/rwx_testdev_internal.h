@@ -216,6 +216,9 @@ struct rwx_td_qp {
 	u32 sq_unsignaled;
 	struct list_head rq;
 	u32 rq_used;
+	struct rwx_td_iw_conn *iw_conn;	/* iWARP: its connection, if any */
+	refcount_t iw_refs;		/* iWARP: iw_cm's and its own */
+	struct completion iw_released;	/* iWARP: iw_refs reached 0 */
 };
 
 /**
@@ -327,6 +330,9 @@ struct rwx_td_cursor {
  * @nr_mrs: live MRs
  * @nr_valid_mrs: fast-reg and integrity MRs in VALID state
  * @nr_ahs: live address handles
+ * @iw_lock: protects the iWARP listeners and connections
+ * @iw_listeners: iWARP: listening cm_ids (rwx_testdev_iwcm.c)
+ * @iw_conns: iWARP: connections from their request until they close
  * @lock: protects the faults and the recording
  * @fault_left: events until each armed fault fires (0: disarmed)
  * @fault_fired: whether each fault fired since it was armed
@@ -361,6 +367,10 @@ struct rwx_testdev {
 	atomic_t nr_mrs;
 	atomic_t nr_valid_mrs;
 	atomic_t nr_ahs;
+
+	struct mutex iw_lock;		/* iw_listeners, iw_conns */
+	struct list_head iw_listeners;
+	struct list_head iw_conns;
 
 	spinlock_t lock;		/* faults, recording */
 	u32 fault_left[RWX_TESTDEV_NR_FAULTS];
@@ -495,5 +505,19 @@ void rwx_td_pi_segs(const struct rwx_td_mr *mr, struct rwx_td_seg *data,
 int rwx_td_pi_move(struct rwx_testdev *tdev, struct rwx_td_mr *src_mr,
 		   struct rwx_td_cursor *src, struct rwx_td_mr *dst_mr,
 		   struct rwx_td_cursor *dst);
+
+/* rwx_testdev_iwcm.c: the iWARP connection manager */
+struct iw_cm_id;
+struct iw_cm_conn_param;
+void rwx_td_iw_add_ref(struct ib_qp *ibqp);
+void rwx_td_iw_rem_ref(struct ib_qp *ibqp);
+struct ib_qp *rwx_td_iw_get_qp(struct ib_device *ibdev, int qpn);
+int rwx_td_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int rwx_td_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int rwx_td_iw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
+int rwx_td_iw_create_listen(struct iw_cm_id *cm_id, int backlog);
+int rwx_td_iw_destroy_listen(struct iw_cm_id *cm_id);
+void rwx_td_iw_close(struct rwx_td_qp *qp);
+void rwx_td_iw_exit(struct rwx_testdev *tdev);
 
 #endif /* _RWX_TESTDEV_INTERNAL_H */

@@ -32,13 +32,13 @@
  * ib_core's MAD, SA and CM clients are not needed (QPs are connected by
  * rwx_testdev_connect()), so the InfiniBand port announces the IB
  * transport (RDMA_CORE_CAP_PROT_IB) without them: they would create SMI
- * and GSI QPs and an SM address handle on the device; an iWARP port, the
- * iWARP protocol without the iWARP CM.  A RoCE port (caps.roce) is the
- * one that has them: ib_mad's GSI QP and ib_cm, so that rdma_cm
- * connects over it (rwx_testdev_roce.c).  iWARP and RoCE ports need a
- * net device for ib_core's port queries and GID table: the instance
- * registers one of its own ("rwxtd<n>"), which drops anything sent to
- * it; a RoCE test brings it up with an address.  Unregistering it waits
+ * and GSI QPs and an SM address handle on the device.  A RoCE port
+ * (caps.roce) is the one that has them: ib_mad's GSI QP and ib_cm, so
+ * that rdma_cm connects over it (rwx_testdev_roce.c); an iWARP port has
+ * the instance's own iWARP connection manager (rwx_testdev_iwcm.c).
+ * iWARP and RoCE ports need a net device for ib_core's port queries and
+ * GID table: the instance registers one of its own ("rwxtd<n>"), which
+ * drops anything sent to it; a ULP test brings it up with an address.  Unregistering it waits
  * for the references ib_core's GID table drops after an RCU grace period.
  *
  * Instances are created by the KUnit suites, and from user space through
@@ -56,6 +56,7 @@
 #include <linux/slab.h>
 
 #include <rdma/ib_mad.h>
+#include <rdma/iw_cm.h>
 
 #include "rwx_testdev_internal.h"
 
@@ -132,8 +133,10 @@ static int rwx_td_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->max_msg_sz = SZ_2G;
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_EDR;
-	if (tdev->caps.iwarp)
+	if (tdev->caps.iwarp) {
+		attr->port_cap_flags = IB_PORT_CM_SUP;
 		return 0;
+	}
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 1;
 	if (tdev->caps.roce) {
@@ -157,14 +160,8 @@ static int rwx_td_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 		return ret;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
-	/*
-	 * The iWARP protocol without RDMA_CORE_CAP_IW_CM: the instance has no
-	 * connection manager (no iw_* ops), and with the flag rdma_cm would
-	 * take it for one: any wildcard listen would call its missing
-	 * iw_create_listen().
-	 */
 	if (tdev->caps.iwarp)
-		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IWARP;
+		immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
 	else if (tdev->caps.roce)
 		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	else
@@ -260,6 +257,18 @@ static const struct ib_device_ops rwx_td_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, rwx_td_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rwx_td_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rwx_td_qp, ibqp),
+};
+
+/* An iWARP instance's connection manager (rwx_testdev_iwcm.c). */
+static const struct ib_device_ops rwx_td_iw_ops = {
+	.iw_accept = rwx_td_iw_accept,
+	.iw_add_ref = rwx_td_iw_add_ref,
+	.iw_connect = rwx_td_iw_connect,
+	.iw_create_listen = rwx_td_iw_create_listen,
+	.iw_destroy_listen = rwx_td_iw_destroy_listen,
+	.iw_get_qp = rwx_td_iw_get_qp,
+	.iw_reject = rwx_td_iw_reject,
+	.iw_rem_ref = rwx_td_iw_rem_ref,
 };
 
 /* The platform device of each instance binds here, so it has a driver. */
@@ -398,6 +407,12 @@ static int rwx_td_alloc_netdev(struct rwx_testdev *tdev)
 	ret = register_netdev(ndev);
 	if (ret)
 		return ret;
+	if (tdev->caps.iwarp) {
+		/* Ports are rdma_cm's: no iwpmd port mapping. */
+		strscpy(tdev->ibdev.iw_ifname, ndev->name,
+			sizeof(tdev->ibdev.iw_ifname));
+		tdev->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
+	}
 	return ib_device_set_netdev(&tdev->ibdev, ndev, 1);
 }
 
@@ -443,6 +458,8 @@ static int rwx_td_setup(struct rwx_testdev *tdev)
 	ibdev->dev.parent = &tdev->pdev->dev;
 	strscpy(ibdev->node_desc, RWX_TD_DRV_NAME, sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &rwx_td_ops);
+	if (tdev->caps.iwarp)
+		ib_set_device_ops(ibdev, &rwx_td_iw_ops);
 
 	if (tdev->caps.iwarp || tdev->caps.roce)
 		return rwx_td_alloc_netdev(tdev);
@@ -480,6 +497,9 @@ struct rwx_testdev *rwx_testdev_create(const char *name,
 	xa_init_flags(&tdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&tdev->mrs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&tdev->lock);
+	mutex_init(&tdev->iw_lock);
+	INIT_LIST_HEAD(&tdev->iw_listeners);
+	INIT_LIST_HEAD(&tdev->iw_conns);
 
 	ret = -EINVAL;
 	if (rwx_td_caps_valid(&tdev->caps))
@@ -512,6 +532,7 @@ static void rwx_td_destroy(struct rwx_testdev *tdev)
 	struct rwx_td_parts parts;
 
 	ib_unregister_device(&tdev->ibdev);
+	rwx_td_iw_exit(tdev);
 	flush_workqueue(tdev->wq);
 	rwx_testdev_counts(tdev, &counts);
 	WARN(counts.pds || counts.cqs || counts.qps || counts.mrs || counts.ahs,

@@ -165,6 +165,8 @@ int rwx_td_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->type = init->qp_type;
 	spin_lock_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
+	refcount_set(&qp->iw_refs, 1);
+	init_completion(&qp->iw_released);
 	qp->integrity = init->create_flags & IB_QP_CREATE_INTEGRITY_EN;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->cap = init->cap;
@@ -229,16 +231,37 @@ static void rwx_td_free_rwqes(struct list_head *list)
 		kfree(rwqe);
 }
 
+/*
+ * iWARP's transitions: rdma_cm moves a QP to INIT and RTR with its access
+ * flags and port only (no path: the connection manager has it), and the
+ * provider to RTS; ib_modify_qp_is_ok() holds IB's required attributes.
+ */
+static bool rwx_td_iw_modify_ok(enum ib_qp_state cur, enum ib_qp_state next)
+{
+	switch (next) {
+	case IB_QPS_RESET:
+	case IB_QPS_ERR:
+		return true;
+	case IB_QPS_INIT:
+		return cur == IB_QPS_RESET || cur == IB_QPS_INIT;
+	case IB_QPS_RTR:
+		return cur == IB_QPS_INIT || cur == IB_QPS_RTR;
+	case IB_QPS_RTS:
+		return cur == IB_QPS_RTR || cur == IB_QPS_RTS ||
+		       cur == IB_QPS_SQD;
+	case IB_QPS_SQD:
+		return cur == IB_QPS_RTS || cur == IB_QPS_SQD;
+	default:
+		return false;
+	}
+}
+
 static int rwx_td_check_modify(struct rwx_td_qp *qp,
 			       const struct ib_qp_attr *attr, int mask,
 			       enum ib_qp_state cur, enum ib_qp_state next)
 {
-	int is_ok_mask = mask;
-
-	/* iWARP has no address vectors: RTR does without one. */
-	if (qp->tdev->caps.iwarp && cur == IB_QPS_INIT && next == IB_QPS_RTR)
-		is_ok_mask |= IB_QP_AV;
-	if (!ib_modify_qp_is_ok(cur, next, qp->type, is_ok_mask))
+	if (qp->tdev->caps.iwarp ? !rwx_td_iw_modify_ok(cur, next) :
+	    !ib_modify_qp_is_ok(cur, next, qp->type, mask))
 		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
@@ -319,6 +342,10 @@ int rwx_td_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return ret;
 	}
+	/* iw_cm's disconnect (SQD) closes an iWARP connection: ERR here. */
+	if (READ_ONCE(qp->iw_conn) && cur == IB_QPS_RTS &&
+	    (next == IB_QPS_SQD || next == IB_QPS_ERR))
+		next = IB_QPS_ERR;
 	rwx_td_apply_modify(qp, attr, mask);
 	qp->state = next;
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
@@ -333,8 +360,10 @@ int rwx_td_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 
 	rwx_td_free_swqes(&swqes);
 	rwx_td_free_rwqes(&rwqes);
-	if (next == IB_QPS_ERR)
+	if (next == IB_QPS_ERR) {
+		rwx_td_iw_close(qp);
 		rwx_td_kick(qp->tdev);	/* flushes the receive queue */
+	}
 	return 0;
 }
 
@@ -392,6 +421,12 @@ int rwx_td_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	LIST_HEAD(swqes);
 	LIST_HEAD(rwqes);
 	unsigned long flags;
+
+	/* iWARP: closed first; iw_cm lets go of it once it has the CLOSE. */
+	rwx_td_iw_close(qp);
+	if (!refcount_dec_and_test(&qp->iw_refs))
+		WARN_ON(!wait_for_completion_timeout(&qp->iw_released,
+						     30 * HZ));
 
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = IB_QPS_RESET;
