@@ -188,6 +188,9 @@ struct rwx_td_cq {
  *	slots only as completions report them)
  * @rq: posted receive WRs (struct rwx_td_rwqe), oldest first
  * @rq_used: entries in @rq
+ * @iw_conn: iWARP: its connection (rwx_testdev_iwcm.c), if any
+ * @iw_refs: iWARP: iw_cm's references and its own
+ * @iw_released: iWARP: @iw_refs reached zero
  */
 struct rwx_td_qp {
 	struct ib_qp ibqp;
@@ -216,9 +219,9 @@ struct rwx_td_qp {
 	u32 sq_unsignaled;
 	struct list_head rq;
 	u32 rq_used;
-	struct rwx_td_iw_conn *iw_conn;	/* iWARP: its connection, if any */
-	refcount_t iw_refs;		/* iWARP: iw_cm's and its own */
-	struct completion iw_released;	/* iWARP: iw_refs reached 0 */
+	struct rwx_td_iw_conn *iw_conn;
+	refcount_t iw_refs;
+	struct completion iw_released;
 };
 
 /**
