@@ -609,8 +609,14 @@ static enum ib_wc_status rwx_td_do_read(struct rwx_td_exec *ex)
 		return IB_WC_LOC_PROT_ERR;
 	ex->byte_len = total;
 
+	/*
+	 * siw, cxgb4 and irdma retire the sink's key (sg_list[0].lkey), not
+	 * ex.invalidate_rkey: ib_core's rw.c names the key from init there,
+	 * one behind the key it registers (Documentation/takeover.rst, D10).
+	 */
 	if (swqe->opcode == IB_WR_RDMA_READ_WITH_INV &&
-	    !rwx_td_invalidate(tdev, ex->qp->ibqp.pd, swqe->ex))
+	    (!swqe->num_sge ||
+	     !rwx_td_invalidate(tdev, ex->qp->ibqp.pd, swqe->sge[0].lkey)))
 		return IB_WC_LOC_PROT_ERR;
 	return IB_WC_SUCCESS;
 }
