@@ -10,8 +10,8 @@
  * notification; every fault; WR recording; integrity MRs for the three
  * domain combinations, both intervals, PI in a list of its own and
  * interleaved, with PI computed here independently of the device, and
- * every kind of damaged PI reported at its block; and ib_core's rdma_rw
- * contexts on the device.
+ * every kind of damaged PI reported at its block; ib_core's rdma_rw
+ * contexts on the device; and the iWARP connection manager's ends.
  */
 
 #include <kunit/test.h>
@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/t10-pi.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
 #include <rdma/signature.h>
@@ -899,6 +900,184 @@ static void rwx_tdt_wildcard_listen(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&any), 0);
 	KUNIT_EXPECT_EQ(test, rdma_listen(id, 1), 0);
 	rdma_destroy_id(id);
+}
+
+/* An iw_cm_id as iw_cm would hand the device: its events and references. */
+struct rwx_tdt_iw_id {
+	struct iw_cm_id id;
+	int refs;
+	int nr;
+	enum iw_cm_event_type ev[4];
+	int status[4];
+	void *request;		/* a CONNECT_REQUEST's provider_data */
+};
+
+static struct rwx_tdt_iw_id *to_tdt_iw(struct iw_cm_id *id)
+{
+	return container_of(id, struct rwx_tdt_iw_id, id);
+}
+
+static int rwx_tdt_iw_event(struct iw_cm_id *id, struct iw_cm_event *ev)
+{
+	struct rwx_tdt_iw_id *t = to_tdt_iw(id);
+
+	if (t->nr < ARRAY_SIZE(t->ev)) {
+		t->ev[t->nr] = ev->event;
+		t->status[t->nr] = ev->status;
+	}
+	t->nr++;
+	if (ev->event == IW_CM_EVENT_CONNECT_REQUEST)
+		t->request = ev->provider_data;
+	return 0;
+}
+
+static void rwx_tdt_iw_add_ref(struct iw_cm_id *id)
+{
+	to_tdt_iw(id)->refs++;
+}
+
+static void rwx_tdt_iw_rem_ref(struct iw_cm_id *id)
+{
+	to_tdt_iw(id)->refs--;
+}
+
+/* @t on @dev, from 192.0.2.3:@port (0.0.0.0 with @any) to 192.0.2.3:4420. */
+static void rwx_tdt_iw_id_init(struct rwx_tdt_iw_id *t, struct ib_device *dev,
+			       u16 port, bool any)
+{
+	struct sockaddr_in *local = (struct sockaddr_in *)&t->id.m_local_addr;
+	struct sockaddr_in *remote = (struct sockaddr_in *)&t->id.m_remote_addr;
+
+	memset(t, 0, sizeof(*t));
+	t->id.device = dev;
+	t->id.event_handler = rwx_tdt_iw_event;
+	t->id.add_ref = rwx_tdt_iw_add_ref;
+	t->id.rem_ref = rwx_tdt_iw_rem_ref;
+	local->sin_family = AF_INET;
+	local->sin_addr.s_addr = any ? htonl(INADDR_ANY) : htonl(0xc0000203);
+	local->sin_port = htons(port);
+	remote->sin_family = AF_INET;
+	remote->sin_addr.s_addr = htonl(0xc0000203);
+	remote->sin_port = htons(4420);
+}
+
+/* A QP of the instance in INIT, as rdma_cm has it before a connect. */
+static struct ib_qp *rwx_tdt_iw_qp(struct kunit *test)
+{
+	struct rwx_tdt_env *env = test->priv;
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ib_qp *qp;
+
+	qp = rwx_tdt_create_qp(env, env->fx.cq, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), 0);
+	return qp;
+}
+
+/*
+ * The iWARP connection manager's ends, called as iw_cm calls them: an
+ * accept that fails refuses the request to the connecting side and
+ * keeps nothing (iw_cm asks nothing more of it); a connection whose QP an
+ * error put in the error state still closes when iw_cm disconnects (SQD):
+ * CLOSE to its cm_id, DISCONNECT and CLOSE to the peer's, every reference
+ * given back.
+ */
+static void rwx_tdt_iw_cm(struct kunit *test)
+{
+	struct rwx_tdt_env *env = test->priv;
+	struct rwx_tdt_iw_id *listener, *active, *passive;
+	struct iw_cm_conn_param param = { .ord = 1, .ird = 1 };
+	const struct ib_device_ops *ops;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_SQD };
+	const struct ib_send_wr *bad_wr;
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = IB_WR_RDMA_WRITE,
+			.num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.rkey = 0xdeadbe00,	/* no such key: a remote access error */
+	};
+	struct ib_qp *a, *b;
+	struct ib_sge sge;
+
+	listener = kunit_kzalloc(test, 3 * sizeof(*listener), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, listener);
+	active = listener + 1;
+	passive = listener + 2;
+	rwx_tdt_setup(test, &rwx_tdt_iwarp_caps, 0);
+	ops = &env->fx.dev->ops;
+	a = rwx_tdt_iw_qp(test);
+	b = rwx_tdt_iw_qp(test);
+
+	rwx_tdt_iw_id_init(listener, env->fx.dev, 4420, true);
+	KUNIT_ASSERT_EQ(test, ops->iw_create_listen(&listener->id, 1), 0);
+	KUNIT_EXPECT_EQ(test, listener->refs, 1);
+
+	/* An accept that fails: the request refused, nothing kept. */
+	rwx_tdt_iw_id_init(active, env->fx.dev, 40000, false);
+	param.qpn = a->qp_num;
+	KUNIT_ASSERT_EQ(test, ops->iw_connect(&active->id, &param), 0);
+	KUNIT_ASSERT_EQ(test, listener->nr, 1);
+	KUNIT_EXPECT_EQ(test, listener->ev[0], IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_EXPECT_EQ(test, active->refs, 1);
+	rwx_tdt_iw_id_init(passive, env->fx.dev, 4420, false);
+	passive->id.provider_data = listener->request;
+	param.qpn = 0xffffff;	/* no such QP */
+	KUNIT_EXPECT_EQ(test, ops->iw_accept(&passive->id, &param), -EINVAL);
+	KUNIT_EXPECT_NULL(test, passive->id.provider_data);
+	KUNIT_ASSERT_EQ(test, active->nr, 1);
+	KUNIT_EXPECT_EQ(test, active->ev[0], IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, active->status[0], -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, active->refs, 0);
+	KUNIT_EXPECT_EQ(test, passive->nr, 0);
+	KUNIT_EXPECT_EQ(test, passive->refs, 0);
+
+	/* A connection made, both QPs in RTS. */
+	rwx_tdt_iw_id_init(active, env->fx.dev, 40001, false);
+	param.qpn = a->qp_num;
+	KUNIT_ASSERT_EQ(test, ops->iw_connect(&active->id, &param), 0);
+	rwx_tdt_iw_id_init(passive, env->fx.dev, 4420, false);
+	passive->id.provider_data = listener->request;
+	param.qpn = b->qp_num;
+	KUNIT_ASSERT_EQ(test, ops->iw_accept(&passive->id, &param), 0);
+	KUNIT_EXPECT_EQ(test, passive->ev[0], IW_CM_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, active->ev[0], IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, active->status[0], 0);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(a), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(b), IB_QPS_RTS);
+
+	/* b's WRITE to a key a lacks: b in the error state, still connected. */
+	sge = rwx_tdt_sge(env, 0, 64);
+	wr.wr.sg_list = &sge;
+	wr.remote_addr = env->remote_dma;
+	KUNIT_ASSERT_EQ(test, ib_post_send(b, &wr.wr, &bad_wr), 0);
+	KUNIT_ASSERT_EQ(test, rwx_tdt_poll(env), 1);
+	KUNIT_EXPECT_EQ(test, env->wc[0].status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(b), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, passive->nr, 1);
+
+	/* iw_cm's disconnect of b (SQD) closes the connection all the same. */
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(b, &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, passive->nr, 2);
+	KUNIT_EXPECT_EQ(test, passive->ev[1], IW_CM_EVENT_CLOSE);
+	KUNIT_ASSERT_EQ(test, active->nr, 3);
+	KUNIT_EXPECT_EQ(test, active->ev[1], IW_CM_EVENT_DISCONNECT);
+	KUNIT_EXPECT_EQ(test, active->ev[2], IW_CM_EVENT_CLOSE);
+	KUNIT_EXPECT_EQ(test, passive->refs, 0);
+	KUNIT_EXPECT_EQ(test, active->refs, 0);
+	KUNIT_EXPECT_EQ(test, rwx_tdt_qp_state(a), IB_QPS_ERR);
+
+	KUNIT_EXPECT_EQ(test, ops->iw_destroy_listen(&listener->id), 0);
+	KUNIT_EXPECT_EQ(test, listener->refs, 0);
+	ib_destroy_qp(a);
+	ib_destroy_qp(b);
+	rwx_tdt_poll(env);	/* what the error state flushed */
 }
 
 /*
@@ -2358,6 +2537,7 @@ static struct kunit_case rwx_tdt_cases[] = {
 	KUNIT_CASE_PARAM(rwx_tdt_errors, rwx_tdt_bad_gen_params),
 	KUNIT_CASE(rwx_tdt_post_checks),
 	KUNIT_CASE(rwx_tdt_iwarp),
+	KUNIT_CASE(rwx_tdt_iw_cm),
 	KUNIT_CASE(rwx_tdt_send_recv),
 	KUNIT_CASE(rwx_tdt_notify),
 	KUNIT_CASE(rwx_tdt_faults),

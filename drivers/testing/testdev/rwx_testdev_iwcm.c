@@ -160,8 +160,10 @@ int rwx_td_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		if (rwx_td_iw_addr_match(&other->cm_id->m_local_addr,
 					 &cm_id->m_local_addr) ||
 		    rwx_td_iw_addr_match(&cm_id->m_local_addr,
-					 &other->cm_id->m_local_addr))
+					 &other->cm_id->m_local_addr)) {
 			ret = -EADDRINUSE;
+			break;
+		}
 	if (!ret) {
 		cm_id->add_ref(cm_id);
 		cm_id->provider_data = l;
@@ -273,19 +275,28 @@ static void rwx_td_iw_peer(struct rwx_td_qp *qp, u32 dest)
 	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
+/* Frees @conn, unlinked: its timeout may be running still. */
+static void rwx_td_iw_free(struct rwx_td_iw_conn *conn)
+{
+	cancel_delayed_work_sync(&conn->timeout);
+	kfree(conn);
+}
+
 int rwx_td_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 {
 	struct rwx_testdev *tdev = rwx_td_iw_tdev(cm_id);
 	struct rwx_td_iw_conn *conn = cm_id->provider_data;
 	struct rwx_td_qp *qp;
-	int ret = -ECONNRESET;
+	int ret;
 
-	qp = xa_load(&tdev->qps, param->qpn);
-	if (!conn || !qp || qp->type != IB_QPT_RC)
+	if (!conn)
 		return -EINVAL;
+	qp = xa_load(&tdev->qps, param->qpn);
 	mutex_lock(&tdev->iw_lock);
-	if (conn->state == RWX_TD_IW_REQUESTED) {
+	if (conn->state == RWX_TD_IW_REQUESTED && qp && qp->type == IB_QPT_RC) {
 		conn->state = RWX_TD_IW_ESTABLISHED;
+		/* Before the connection is reachable: then it may go any time. */
+		cancel_delayed_work(&conn->timeout);
 		cm_id->add_ref(cm_id);
 		conn->passive = cm_id;
 		conn->passive_qp = qp;
@@ -295,19 +306,21 @@ int rwx_td_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		rwx_td_iw_event(cm_id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
 		rwx_td_iw_event(conn->active, IW_CM_EVENT_CONNECT_REPLY, 0,
 				param->private_data, param->private_data_len);
-		ret = 0;
+		mutex_unlock(&tdev->iw_lock);
+		return 0;
 	}
+	/*
+	 * iw_cm asks nothing more of a request whose accept failed: it ends
+	 * here, refused to the connecting side if that still waits.
+	 */
+	ret = conn->state == RWX_TD_IW_REQUESTED ? -EINVAL : -ECONNRESET;
+	if (conn->state == RWX_TD_IW_REQUESTED)
+		rwx_td_iw_fail_request(conn, -ECONNREFUSED, NULL, 0);
+	list_del(&conn->node);
 	mutex_unlock(&tdev->iw_lock);
-	if (!ret)
-		cancel_delayed_work(&conn->timeout);
+	cm_id->provider_data = NULL;
+	rwx_td_iw_free(conn);
 	return ret;
-}
-
-/* Frees @conn, unlinked: its timeout may be running still. */
-static void rwx_td_iw_free(struct rwx_td_iw_conn *conn)
-{
-	cancel_delayed_work_sync(&conn->timeout);
-	kfree(conn);
 }
 
 int rwx_td_iw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)

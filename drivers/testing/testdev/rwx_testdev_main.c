@@ -38,8 +38,9 @@
  * the instance's own iWARP connection manager (rwx_testdev_iwcm.c).
  * iWARP and RoCE ports need a net device for ib_core's port queries and
  * GID table: the instance registers one of its own ("rwxtd<n>"), which
- * drops anything sent to it; a ULP test brings it up with an address.  Unregistering it waits
- * for the references ib_core's GID table drops after an RCU grace period.
+ * drops anything sent to it; a ULP test brings it up with an address.
+ * Unregistering it waits for the references ib_core's GID table drops
+ * after an RCU grace period.
  *
  * Instances are created by the KUnit suites, and from user space through
  * debugfs (rwx_testdev_debugfs.c), for tests that run the kernel's own

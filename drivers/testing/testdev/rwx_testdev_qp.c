@@ -337,15 +337,17 @@ int rwx_td_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = qp->state;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	/*
+	 * iw_cm's disconnect (SQD) closes an iWARP connection: ERR here, from
+	 * any state (a QP an error put in ERR is disconnected so too).
+	 */
+	if (READ_ONCE(qp->iw_conn) && next == IB_QPS_SQD)
+		next = IB_QPS_ERR;
 	ret = rwx_td_check_modify(qp, attr, mask, cur, next);
 	if (ret) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return ret;
 	}
-	/* iw_cm's disconnect (SQD) closes an iWARP connection: ERR here. */
-	if (READ_ONCE(qp->iw_conn) && cur == IB_QPS_RTS &&
-	    (next == IB_QPS_SQD || next == IB_QPS_ERR))
-		next = IB_QPS_ERR;
 	rwx_td_apply_modify(qp, attr, mask);
 	qp->state = next;
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
@@ -422,11 +424,16 @@ int rwx_td_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	LIST_HEAD(rwqes);
 	unsigned long flags;
 
-	/* iWARP: closed first; iw_cm lets go of it once it has the CLOSE. */
+	/*
+	 * iWARP: closed first; iw_cm lets go of it once it has the CLOSE.
+	 * Unbounded, as irdma's: ib_core frees the QP when this returns, and
+	 * iw_cm still holds it until then (so a ULP must not destroy a
+	 * connected QP from its own iw_cm event handler, which blocks the
+	 * CLOSE's delivery).
+	 */
 	rwx_td_iw_close(qp);
 	if (!refcount_dec_and_test(&qp->iw_refs))
-		WARN_ON(!wait_for_completion_timeout(&qp->iw_released,
-						     30 * HZ));
+		wait_for_completion(&qp->iw_released);
 
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = IB_QPS_RESET;
