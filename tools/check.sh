@@ -402,17 +402,21 @@ job_nvmeof_siw() {	# 123
 # iWARP with one READ SGE and with 8-page MRs (its own connection manager;
 # every READ into an MR),
 # each with the engine-built nvmet-rdma and then the kernel's own as the
-# reference; the engine's runs of the last two then have the test device
-# fail the target mid-I/O, a WR completing in error (the host recovers)
-# and an MR mapping refused (the engine falls back to SGEs; where MRs are
-# required, on the signature path, pi.sh refuses one).
-TESTDEV_SETS="sge1:sge sge3-rd2:sge:wr-error sgl-rd4:sge+mr:map-fail iwarp:sge+mr iwarp-pl8:sge+mr"
+# reference; the engine's runs of sge3-rd2 and sgl-rd4 then have the test
+# device fail the target mid-I/O, a WR completing in error (the host
+# recovers) and an MR mapping refused (the engine falls back to SGEs;
+# where MRs are required, on the signature path, pi.sh refuses one).
+# Then NFS/RDMA (svcrdma) on 8-page MRs, the engine-built rpcrdma and the
+# kernel's own: every READ of the client's data into an MR (the client
+# cuts its chunks to the same 8 pages: one MR a context), WRITEs on SGEs.
+TESTDEV_SETS="sge1:sge sge3-rd2:sge:wr-error sgl-rd4:sge+mr:map-fail iwarp:sge+mr iwarp-pl8:sge+mr nfs/iwarp-pl8:sge+mr"
 job_testdev_sets() {
 	[ "$ulps_test_ok" = 0 ] || return 0	# recorded as not run
 	vm_run testdev-sets "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
 		"$RWX_ROOT/tools/guest/testdev-sets.sh" 1500 -e "RWX_MODROOT=$KBUILD/modroot" \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" \
+		-e "RPCRDMA_MODULE=$RWX_BUILD/ulps-test/rpcrdma/rpcrdma.ko" \
 		-e "RWX_TESTDEV_MODULE=$RWX_BUILD/mod-test/drivers/testing/testdev/rwx_testdev.ko" \
 		-e "RWX_TESTDEV_SETS=$TESTDEV_SETS"
 }
@@ -754,7 +758,7 @@ suite iser
 record_runs '^iser: (FAILED|.*the engine served|.*fio every-cpu: )' $ISER_RUNS
 suite testdev
 # shellcheck disable=SC2086
-record_runs '^(sets|nvmeof): (FAILED|.* passed$|engine paths|fio verified|[a-z]+-[a-z]+: )' testdev-sets
+record_runs '^(sets|nvmeof|nfs): (FAILED|.* passed.?$|engine paths|fio verified|[a-z]+-[a-z]+: |\[[0-9.]+s\] the engine served)' testdev-sets
 suite pi
 # shellcheck disable=SC2086
 record_runs '^(nvmeof|iser|pi): (\[[0-9.]+s\] )?(FAILED|PI: |fio verified|.*the engine served|takeover)' $PI_RUNS
