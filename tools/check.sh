@@ -519,8 +519,9 @@ job_userspace_vm() {	# 47
 # The Debian packages built, installed (DKMS for both Debian kernels),
 # booted and purged (tools/test-debs.sh): host work with two short guests
 # of its own, run among the guests rather than after them (it leaves a
-# core idle most of its time).  It touches nothing the other guests use:
-# they load the engine by path, never through depmod's updates/.
+# core idle most of its time).  The other guests load the engine by path,
+# never through depmod's updates/ (the suite "packages" below says why
+# the indexes it rewrites do not disturb them).
 job_packages() {	# 280
 	rm -f "$RWX_BUILD/test-debs.log.rc"
 	bash "$RWX_ROOT/tools/test-debs.sh" > "$RWX_BUILD/test-debs.log" 2>&1
@@ -917,8 +918,11 @@ bench_profile_sig() {
 bench_table "make bench, short: the per-function instruction profile (QEMU plugin)" \
 	bench_profile_sge bench_profile_sig
 
-# The Debian packages, after every guest: installing rdma-rwx-dkms
-# rewrites the stock kernels' module indexes the guests read.
+# The Debian packages (job_packages, among the guests).  Installing
+# rdma-rwx-dkms rewrites the stock kernels' module indexes, which stock
+# guests read at the same time: depmod replaces each index whole (a new
+# file renamed over the old), and only our two modules' entries differ
+# between the old and the new, which no other guest loads by name.
 suite packages
 debs_rc=$(cat "$RWX_BUILD/test-debs.log.rc" 2>/dev/null || echo "no status")
 grep -vE '^(ok|FAIL|skip) ' "$RWX_BUILD/test-debs.log" | tail -n 3 | sed 's/^/   /'
