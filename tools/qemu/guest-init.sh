@@ -136,10 +136,9 @@ if [ -f "$RWX_OUT/env.sh" ]; then
 	# kmemleak's own thread scans a minute after boot and then every ten
 	# (each scan of a debug guest is 5-40 s of TCG time, in the middle of
 	# the test): off.  The scripts scan when they judge leaks, twice at
-	# their end (tools/guest/engine-lib.sh, kunit-run.sh).
-	if [ -e /sys/kernel/debug ] && { [ -e /sys/kernel/debug/kmemleak ] ||
-		mount -t debugfs debugfs /sys/kernel/debug 2> /dev/null; } &&
-		[ -w /sys/kernel/debug/kmemleak ]; then
+	# their end (tools/guest/engine-lib.sh, kunit-run.sh).  (debugfs is
+	# mounted by the initramfs.)
+	if [ -w /sys/kernel/debug/kmemleak ]; then
 		echo scan=off > /sys/kernel/debug/kmemleak
 		echo "rwx-guest: kmemleak's scan thread off (the script scans)"
 	fi

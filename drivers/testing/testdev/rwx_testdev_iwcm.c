@@ -309,17 +309,13 @@ int rwx_td_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		mutex_unlock(&tdev->iw_lock);
 		return 0;
 	}
+	ret = conn->state == RWX_TD_IW_REQUESTED ? -EINVAL : -ECONNRESET;
+	mutex_unlock(&tdev->iw_lock);
 	/*
 	 * iw_cm asks nothing more of a request whose accept failed: it ends
-	 * here, refused to the connecting side if that still waits.
+	 * here as a rejected one does (only an accept of @cm_id establishes).
 	 */
-	ret = conn->state == RWX_TD_IW_REQUESTED ? -EINVAL : -ECONNRESET;
-	if (conn->state == RWX_TD_IW_REQUESTED)
-		rwx_td_iw_fail_request(conn, -ECONNREFUSED, NULL, 0);
-	list_del(&conn->node);
-	mutex_unlock(&tdev->iw_lock);
-	cm_id->provider_data = NULL;
-	rwx_td_iw_free(conn);
+	rwx_td_iw_reject(cm_id, NULL, 0);
 	return ret;
 }
 
