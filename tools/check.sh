@@ -123,15 +123,6 @@ run_test "$STOCK_ULPS from linux-source-6.12 on the engine, $(basename "$H612");
 	ulps_without_ksmbd "$RWX_ROOT/tools/build-ulps.sh" "$H612" "$RWX_BUILD/mod-6.12" "$RWX_BUILD/ulps-6.12"
 ulps_612_ok=$?
 
-suite lint
-bash "$RWX_ROOT/tools/lint.sh"
-
-suite harness
-bash "$RWX_ROOT/tools/test-harness.sh" host
-
-suite userspace
-bash "$RWX_ROOT/tools/userspace-check.sh"
-
 suite test-kernel
 if wait_test_kernel 6.12 && KBUILD=$(cat "$RWX_BUILD/test-kernel-6.12.path"); then
 	pass "test kernel (linux-source-6.12 + tools/kernel/test-kernel.config)"
@@ -527,6 +518,20 @@ job_packages() {	# 280
 	bash "$RWX_ROOT/tools/test-debs.sh" > "$RWX_BUILD/test-debs.log" 2>&1
 	echo $? > "$RWX_BUILD/test-debs.log.rc"
 }
+# The host suites, among the guests: each leaves a core idle much of its
+# time (checkpatch and the fuzzers run on one), and no guest needs them.
+job_lint() {	# 33
+	suite lint
+	bash "$RWX_ROOT/tools/lint.sh"
+}
+job_harness_host() {	# 12
+	suite harness
+	bash "$RWX_ROOT/tools/test-harness.sh" host
+}
+job_userspace() {	# 114
+	suite userspace
+	bash "$RWX_ROOT/tools/userspace-check.sh"
+}
 # The module built against Debian's headers, on Debian's own kernels.
 job_smoke_61() {	# 11
 	[ "$stock61_ok" = 0 ] || return 0
@@ -552,10 +557,12 @@ takeover_boot() {
 # debug kernels (KASAN, lockdep, kmemleak, DMA-API debug; ib_core built
 # in), in off-and-on rounds of two switches, 50 switches under each load:
 # on 6.12 NVMe-oF on the MR path (ib_core's force_mr alone: the engine
-# follows it), MR_SWITCHES rounds; on 6.1 NVMe-oF on the SGE path and
-# NFS/RDMA, SWITCHES_61 rounds each.  Fewer elsewhere: 6.12's SGE path
-# SGE_SWITCHES, NFS/RDMA on 6.12's debug kernel NFS_SWITCHES, on stock
-# 6.12 STOCK_NFS_SWITCHES.  A switch under load takes a median 5-7 s on
+# follows it), MR_SWITCHES rounds; on 6.1 NFS/RDMA and NVMe-oF on the SGE
+# path at once, two verify loads under the same SWITCHES_61 rounds
+# (nfs.sh RWX_SWITCH_NVMEOF=1: one guest's switches instead of two
+# guests' at about 5 s each).  Fewer elsewhere: 6.1's NVMe-oF guest
+# NVMEOF_SWITCHES_61, NFS/RDMA on 6.12's debug kernel NFS_SWITCHES, on
+# stock 6.12 STOCK_NFS_SWITCHES.  A switch under load takes a median 5-7 s on
 # either debug kernel (6.12's is built without PREEMPT_DYNAMIC, so that
 # livepatch's cond_resched() hook is one static key;
 # Documentation/takeover.rst).  The debug guests run their two vCPUs in
@@ -569,8 +576,8 @@ takeover_boot() {
 # vCPU's turn.  6.1's switches rewrite only the patched functions' ftrace
 # sites.
 MR_SWITCHES=25
-SGE_SWITCHES=4
-NFS_SWITCHES=4
+NFS_SWITCHES=1
+NVMEOF_SWITCHES_61=1
 # Stock 6.12's NFS/RDMA run, in one TCG thread since stop 39 (20-50 s a
 # switch there): one round.
 STOCK_NFS_SWITCHES=1
@@ -586,14 +593,14 @@ takeover_debug_boot() {
 		"$TEST_INITRD" "$tk_mods" -e "RWX_MODROOT=$tk_kbuild/modroot" \
 		-e "RWX_TAKEOVER_SWITCHES=$switches" "$@"
 }
-job_takeover_debug_61() { takeover_debug_boot takeover-debug-6.1 6.1 $SWITCHES_61; }
+job_takeover_debug_61() { takeover_debug_boot takeover-debug-6.1 6.1 $NVMEOF_SWITCHES_61; }
 job_takeover_ulps_debug_612() {
 	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.12 6.12 \
 		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES"
 }
 job_takeover_ulps_debug_61() {
 	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.1 6.1 \
-		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$SWITCHES_61"
+		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$SWITCHES_61" -e RWX_SWITCH_NVMEOF=1
 }
 job_takeover_debug_mr_612() {
 	takeover_debug_boot takeover-debug-mr-6.12 6.12 $MR_SWITCHES -a ib_core.force_mr=1 \
@@ -647,11 +654,26 @@ job_smoke_612() {	# 12
 GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_testdev_sets job_ulps_61_rxe_mr
 job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_takeover_ulps_debug_612
 job_stock_612 job_pi_testdev_612 job_packages job_nvmeof_rxe_mr job_harness_vm job_bench job_stock_61
-job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_takeover_ulps_612 job_trace_events
+job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_takeover_ulps_612 job_userspace job_trace_events
 job_trace_events_61 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61
 job_takeover_iser_debug_612 job_takeover_iser_debug_61 job_takeover_61 job_nvmeof_siw
 job_takeover_ulps_61 job_takeover_fault_61 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove
-job_userspace_vm job_smoke_612 job_smoke_61"
+job_userspace_vm job_lint job_harness_host job_smoke_612 job_smoke_61"
+
+# children_cpu FILE: CHILDREN_CPU, the CPU seconds (user and system) of
+# this shell's waited-for children so far: a job's guests (the pool is
+# CPU-bound, so that is what a job costs make check).  Not in a command
+# substitution, whose subshell has children of its own; FILE takes bash's
+# times.
+children_cpu() {
+	local shell_times child_times
+	CHILDREN_CPU="?"
+	times > "$1"
+	{ read -r shell_times; read -r child_times; } < "$1"
+	[[ $child_times =~ ^([0-9]+)m([0-9]+)\.[0-9]+s\ ([0-9]+)m([0-9]+)\.[0-9]+s$ ]] || return 0
+	CHILDREN_CPU=$(( BASH_REMATCH[1] * 60 + 10#${BASH_REMATCH[2]} +
+			 BASH_REMATCH[3] * 60 + 10#${BASH_REMATCH[4]} ))
+}
 
 # run_jobs SLOTS JOB...: the JOBs, SLOTS at a time in the order given, each
 # one's output in $RWX_BUILD/jobs/JOB.log; then those logs in that order.
@@ -667,7 +689,9 @@ run_jobs() {
 		{
 			local t0=$EPOCHSECONDS
 			"$job"
-			echo "   ($job: $((EPOCHSECONDS - t0)) s, ended $((EPOCHSECONDS - RWX_CHECK_T0)) s into make check)"
+			children_cpu "$RWX_BUILD/jobs/$job.times"
+			echo "   ($job: $((EPOCHSECONDS - t0)) s, CPU $CHILDREN_CPU s," \
+			     "ended $((EPOCHSECONDS - RWX_CHECK_T0)) s into make check)"
 		} > "$RWX_BUILD/jobs/$job.log" 2>&1 &
 	done
 	wait
@@ -692,9 +716,11 @@ record_guest_checks() {
 	done < "$log"
 }
 
-# The userspace guest tests' binaries, for their guests.
+# The library and its tools (rdma-rwx for the takeover guests), and the
+# userspace guest tests' binaries, for their guests; the library's host
+# tests run among the guests (job_userspace).
 rm -rf "$RWX_BUILD"/vm/userspace-vm*
-make --no-print-directory -C "$RWX_ROOT/userspace" vmtest \
+make -j"$(nproc)" --no-print-directory -C "$RWX_ROOT/userspace" all vmtest \
 	> "$RWX_BUILD/userspace-vmtest-build.log" 2>&1
 vmtest_ok=$?
 

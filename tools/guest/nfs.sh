@@ -20,7 +20,10 @@
 #   RWX_TAKEOVER_MODULE  the takeover (rdma_rwx_takeover.ko): the kernel's
 #                      own rpcrdma on the engine; with RWX_TAKEOVER_SWITCHES
 #                      the takeover is switched off and on that many times
-#                      under a verify load (takeover_switch_under_load)
+#                      under a verify load (takeover_switch_under_load);
+#                      with RWX_SWITCH_NVMEOF=1 under a second one, on the
+#                      kernel's own NVMe-oF target beside NFS (the same
+#                      switches cross both ULPs' contexts)
 #   RWX_FAULT          after the data jobs, a fault under fio load on an
 #                      NFSv4.2 soft mount: link-delete (the RDMA device
 #                      removed) or server-stop (rpc.nfsd 0); the client's
@@ -35,6 +38,7 @@ set -u
 RWX_LOG_PREFIX=nfs
 . "$RWX_ROOT/tools/guest/engine-lib.sh"
 . "$RWX_ROOT/tools/guest/ulp-lib.sh"
+. "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
 
 STATE=/tmp/nfs
 EXPORT=/tmp/nfs/export
@@ -139,7 +143,16 @@ if [ -n "${RWX_TAKEOVER_MODULE:-}" ] && [ -n "${RWX_TAKEOVER_SWITCHES:-}" ]; the
 	# the mount's connection.
 	mrs=$(device_mrs $ULP_IBDEV)
 	nfs_mount 4.2
-	takeover_switch_under_load "$MNT/switch" $ULP_IBDEV || die "the takeover switched under load"
+	loads="$MNT/switch"
+	if [ "${RWX_SWITCH_NVMEOF:-0}" = 1 ]; then
+		say "NVMe-oF beside it (the kernel's own nvmet-rdma and nvme-rdma), under its own fio verify"
+		nvmeof_beside_up "$ULP_ADDR" || die "NVMe-oF beside NFS"
+		loads="$loads $NVMEOF_BDEV"
+	fi
+	takeover_switch_under_load "$loads" $ULP_IBDEV || die "the takeover switched under load"
+	if [ "${RWX_SWITCH_NVMEOF:-0}" = 1 ]; then
+		nvmeof_beside_down || die "NVMe-oF beside NFS: teardown"
+	fi
 	run umount "$MNT"
 	mrs_unchanged $ULP_IBDEV "$mrs" "after the unmount" || die "MRs across the switches"
 fi
