@@ -17,13 +17,12 @@
 #   RPCRDMA_MODULE     path of an engine-built rpcrdma.ko, insmod'ed instead
 #                      of `modprobe rpcrdma`
 #   NFS_FIO_SIZE       MB per fio job (default 16)
+#   NFS_VERSIONS       the versions mounted for the data jobs (default
+#                      "3 4.2"; the switches and faults use 4.2)
 #   RWX_TAKEOVER_MODULE  the takeover (rdma_rwx_takeover.ko): the kernel's
 #                      own rpcrdma on the engine; with RWX_TAKEOVER_SWITCHES
 #                      the takeover is switched off and on that many times
-#                      under a verify load (takeover_switch_under_load);
-#                      with RWX_SWITCH_NVMEOF=1 under a second one, on the
-#                      kernel's own NVMe-oF target beside NFS (the same
-#                      switches cross both ULPs' contexts)
+#                      under a verify load (takeover_switch_under_load)
 #   RWX_FAULT          after the data jobs, a fault under fio load on an
 #                      NFSv4.2 soft mount: link-delete (the RDMA device
 #                      removed) or server-stop (rpc.nfsd 0); the client's
@@ -38,7 +37,6 @@ set -u
 RWX_LOG_PREFIX=nfs
 . "$RWX_ROOT/tools/guest/engine-lib.sh"
 . "$RWX_ROOT/tools/guest/ulp-lib.sh"
-. "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
 
 STATE=/tmp/nfs
 EXPORT=/tmp/nfs/export
@@ -116,7 +114,7 @@ nfs_mount() {
 # file copied both ways; NFSv3 with the short set only (the same
 # transport, another protocol on it: its copy, 25 s of a debug guest, moved
 # what v4.2's moves).
-for vers in 3 4.2; do
+for vers in ${NFS_VERSIONS:-3 4.2}; do
 	say "NFSv$vers over RDMA"
 	nfs_mount $vers
 	FIO_TARGET=$MNT/fio.$vers
@@ -143,16 +141,7 @@ if [ -n "${RWX_TAKEOVER_MODULE:-}" ] && [ -n "${RWX_TAKEOVER_SWITCHES:-}" ]; the
 	# the mount's connection.
 	mrs=$(device_mrs $ULP_IBDEV)
 	nfs_mount 4.2
-	loads="$MNT/switch"
-	if [ "${RWX_SWITCH_NVMEOF:-0}" = 1 ]; then
-		say "NVMe-oF beside it (the kernel's own nvmet-rdma and nvme-rdma), under its own fio verify"
-		nvmeof_beside_up "$ULP_ADDR" || die "NVMe-oF beside NFS"
-		loads="$loads $NVMEOF_BDEV"
-	fi
-	takeover_switch_under_load "$loads" $ULP_IBDEV || die "the takeover switched under load"
-	if [ "${RWX_SWITCH_NVMEOF:-0}" = 1 ]; then
-		nvmeof_beside_down || die "NVMe-oF beside NFS: teardown"
-	fi
+	takeover_switch_under_load "$MNT/switch" $ULP_IBDEV || die "the takeover switched under load"
 	run umount "$MNT"
 	mrs_unchanged $ULP_IBDEV "$mrs" "after the unmount" || die "MRs across the switches"
 fi

@@ -165,25 +165,6 @@ nvmeof_target_down() {
 	fi
 }
 
-# nvmeof_beside_up ADDR: the kernel's own NVMe-oF target and host, connected
-# over ADDR, beside another ULP's run on a guest whose engine, takeover and
-# null_blk (/dev/nullb0, the namespace) that run set up: a second load for
-# its takeover switches (nfs.sh).  nvmeof_beside_down undoes it.
-nvmeof_beside_up() {
-	grep -q ' /sys/kernel/config ' /proc/mounts ||
-		mount -t configfs configfs /sys/kernel/config || return 1
-	modprobe nvmet && modprobe nvmet-rdma && modprobe nvme-rdma &&
-		nvmeof_target_up "$1" && nvmeof_host_connect "$1"
-}
-
-nvmeof_beside_down() {
-	local m
-	nvmeof_host_disconnect && nvmeof_target_down || return 1
-	for m in nvme_rdma nvme_fabrics nvmet_rdma nvmet; do
-		rmmod $m || { echo "nvmeof: rmmod $m failed"; return 1; }
-	done
-}
-
 # nvmeof_host_connect ADDR [nvme connect options]: connect and wait for the
 # namespace's block device; sets NVMEOF_BDEV.
 nvmeof_host_connect() {
