@@ -602,16 +602,15 @@ takeover_debug_boot() {
 		-e "RWX_TAKEOVER_SWITCHES=$switches" "$@"
 }
 job_takeover_debug_61() { takeover_debug_boot takeover-debug-6.1 6.1 $SWITCHES_61; }
-job_takeover_ulps_debug_612() {
-	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.12 6.12 \
-		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$NFS_SWITCHES" -e ULP_FIO_SET=short \
-		-e NFS_VERSIONS=4.2
+# takeover_chain_debug_boot SERIES SWITCHES: the SERIES debug test
+# kernel's own ib_srpt and rpcrdma under the takeover, NFS switched
+# SWITCHES rounds.
+takeover_chain_debug_boot() {
+	RWX_QEMU_TCG_THREAD=single test_chain_boot "takeover-ulps-debug-$1" "$1" \
+		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$2" -e ULP_FIO_SET=short -e NFS_VERSIONS=4.2
 }
-job_takeover_ulps_debug_61() {
-	RWX_QEMU_TCG_THREAD=single test_chain_boot takeover-ulps-debug-6.1 6.1 \
-		-e "RWX_CHAIN_TAKEOVER_SWITCHES=$SWITCHES_61" -e ULP_FIO_SET=short \
-		-e NFS_VERSIONS=4.2
-}
+job_takeover_ulps_debug_612() { takeover_chain_debug_boot 6.12 $NFS_SWITCHES; }
+job_takeover_ulps_debug_61() { takeover_chain_debug_boot 6.1 $SWITCHES_61; }
 job_takeover_debug_mr_612() {
 	takeover_debug_boot takeover-debug-mr-6.12 6.12 $MR_SWITCHES -a ib_core.force_mr=1 \
 		-e RWX_EXPECT_PATHS=mr

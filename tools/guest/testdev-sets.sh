@@ -46,8 +46,8 @@ for item in ${RWX_TESTDEV_SETS:-}; do
 		sets_run "$spec, ib_core" "$@" RWX_NVMET_RDMA= RWX_ENGINE_MODULE= ;;
 	nfs)
 		[ -z "$fault" ] || { echo "sets: FAILED $item: no device fault for nfs"; exit 1; }
-		# NFSv4.2 alone: v3 is the same transport (the stock and
-		# debug kernels' rxe runs mount both).
+		# NFSv4.2 alone: v3 is the same transport (the stock kernels'
+		# and the rebuilt-ULP chains' rxe runs mount both).
 		set -- nfs.sh RWX_TESTDEV_SPEC="$spec" ULP_FIO_SET=short NFS_FIO_SIZE=4 \
 			ULP_COPY_MB=8 NFS_VERSIONS=4.2
 		sets_run "nfs on $spec, engine" "$@" RWX_EXPECT_PATHS="$paths"
