@@ -181,6 +181,46 @@ copy_ulp() {
 	echo "$dir"
 }
 
+# A ULP built once is kept in $cache/ulps, keyed by everything its .ko is
+# made of: its staged sources and the engine's headers (the directory
+# copy_ulp made), the engine's exports and their CRCs (the .ko records
+# them), the kernel's configuration, release and exports (its compiler is
+# in the configuration), and this script.  The ULPs' sources are
+# Debian's and the engine's API changes rarely, so a warm make check
+# builds none (4 x 55-72 s of its build phase before).  Entries unused
+# for 14 days go.  RWX_ULP_CACHE: another place for it (the harness's
+# test of it).
+ulp_cache=${RWX_ULP_CACHE:-$cache/ulps}
+ulp_key() {
+	{
+		(cd "$out/$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+		awk '{ print $1, $2, $4, $5 }' "$engine/Module.symvers"
+		cat "$kdir/.config" "$kdir/include/generated/utsrelease.h"
+		[ ! -f "$kdir/Module.symvers" ] || awk '{ print $1, $2, $4, $5 }' "$kdir/Module.symvers"
+		cat "$0"
+	} | sha256sum | cut -c1-16
+}
+
+# ulp_from_cache ULP KEY DIR: the cached ULP.ko into DIR, if there is one.
+ulp_from_cache() {
+	[ -f "$ulp_cache/$2/$1.ko" ] || return 1
+	cp "$ulp_cache/$2/$1.ko" "$3/$1.ko" || return 1
+	touch "$ulp_cache/$2"
+	echo "build-ulps: $1 from the cache ($ulp_cache/$2)" > "$3/build.log"
+}
+
+# ulp_to_cache ULP KEY DIR: DIR's ULP.ko kept under KEY (whole or not at all).
+ulp_to_cache() {
+	local tmp
+	mkdir -p "$ulp_cache" && tmp=$(mktemp -d "$ulp_cache/.new.XXXXXX") &&
+		chmod 755 "$tmp" || return 0
+	if cp "$3/$1.ko" "$tmp/" && mv -T "$tmp" "$ulp_cache/$2" 2> /dev/null; then
+		find "$ulp_cache" -mindepth 1 -maxdepth 1 -mtime +14 -exec rm -rf {} +
+	else
+		rm -rf "$tmp"
+	fi
+}
+
 src=$(source_tree)
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -195,15 +235,22 @@ for ulp in $ulps; do
 		continue
 	fi
 	dir=$(copy_ulp "$ulp")
-	if ! make -j"$(nproc)" -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$(realpath "$engine")/Module.symvers" \
-			modules > "$dir/build.log" 2>&1; then
-		cat "$dir/build.log" >&2
-		die "$ulp did not build against $kdir"
-	fi
-	if grep -E 'warning:' "$dir/build.log" >&2; then
-		die "$ulp built with warnings against $kdir (above)"
+	key=$(ulp_key "$ulp")
+	cached=", from the cache"
+	if ! ulp_from_cache "$ulp" "$key" "$dir"; then
+		cached=""
+		if ! make -j"$(nproc)" -C "$kdir" M="$dir" \
+				KBUILD_EXTRA_SYMBOLS="$(realpath "$engine")/Module.symvers" \
+				modules > "$dir/build.log" 2>&1; then
+			cat "$dir/build.log" >&2
+			die "$ulp did not build against $kdir"
+		fi
+		if grep -E 'warning:' "$dir/build.log" >&2; then
+			die "$ulp built with warnings against $kdir (above)"
+		fi
+		ulp_to_cache "$ulp" "$key" "$dir"
 	fi
 	[ "$dir" = "$out/$ulp" ] || ln -sf "${dir#"$out/$ulp/"}/$ulp.ko" "$out/$ulp/$ulp.ko"
 	check_on_engine "$out/$ulp/$ulp.ko" || die "$ulp.ko does not run on the engine"
-	echo "build-ulps: $out/$ulp/$ulp.ko ($release, source $src)"
+	echo "build-ulps: $out/$ulp/$ulp.ko ($release, source $src$cached)"
 done

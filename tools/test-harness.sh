@@ -115,6 +115,50 @@ host_tests() {
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/ktap-empty.ktap" --kunit-py "$kunit_py"
 	expect_judgement "KTAP: missing file fails" 1 $'^fail\tkunit\tno KTAP was collected' \
 		--log "$logs/clean.log" --rc 0 --ktap "$logs/does-not-exist.ktap" --kunit-py "$kunit_py"
+	ulp_cache_tests
+}
+
+# ulp_cache_tests: tools/build-ulps.sh's cache of built ULPs gives back
+# the same module for the same inputs and builds again when the engine's
+# exports change (a ULP records their CRCs): nvmet-rdma against Debian's
+# 6.1 headers and make check's engine build for them, in a cache of its own.
+ulp_cache_tests() {
+	local t out ko crc sym
+	if [ ! -f "$RWX_BUILD/mod-6.1/Module.symvers" ]; then
+		fail "ULP cache" "no engine build in $RWX_BUILD/mod-6.1"
+		return
+	fi
+	t=$(mktemp -d)
+	build() {	# build ENGINE_DIR OUT: nvmet-rdma; its last line
+		RWX_ULP_CACHE=$t/cache bash "$RWX_ROOT/tools/build-ulps.sh" "$(headers_61)" \
+			"$1" "$t/$2" nvmet-rdma 2>&1 | tail -n 1
+	}
+	ko=nvmet-rdma/nvmet-rdma.ko
+	out=$(build "$RWX_BUILD/mod-6.1" a)
+	if [[ $out == *"from the cache"* ]] || [ ! -f "$t/a/$ko" ]; then
+		fail "ULP cache: a first build compiles" "$out"
+	else
+		pass "ULP cache: a first build compiles"
+	fi
+	out=$(build "$RWX_BUILD/mod-6.1" b)
+	if [[ $out == *"from the cache"* ]] && cmp -s "$t/a/$ko" "$t/b/$ko"; then
+		pass "ULP cache: the same inputs give the cached module"
+	else
+		fail "ULP cache: the same inputs give the cached module" "$out"
+	fi
+	# The engine as if one export's type had changed: another CRC.
+	mkdir "$t/engine"
+	sym=rdma_rwx_ctx_init
+	awk -v s=$sym 'BEGIN { OFS = "\t" } $2 == s { $1 = "0x12345678" } { print }' FS='\t' \
+		"$RWX_BUILD/mod-6.1/Module.symvers" > "$t/engine/Module.symvers"
+	out=$(build "$t/engine" c)
+	crc=$(/sbin/modprobe --dump-modversions "$t/c/$ko" 2> /dev/null | awk -v s=$sym '$2 == s { print $1 }')
+	if [[ $out != *"from the cache"* ]] && [ "$crc" = 0x12345678 ]; then
+		pass "ULP cache: an engine export's new CRC builds again"
+	else
+		fail "ULP cache: an engine export's new CRC builds again" "$out; $sym CRC ${crc:-none}"
+	fi
+	rm -rf "$t"
 }
 
 # expect_vm_judgement NAME WANT_STATUS PATTERN STATUS: the judgement of
