@@ -14,15 +14,29 @@
 #                       the engine-built rpcrdma (RPCRDMA_MODULE) and then
 #                       the kernel's own, NFSv3 and NFSv4.2, fio verifying
 #                       (the short set) and a file copied both ways.
+#   RWX_TESTDEV_SIDES   which of each set's two runs: "engine ib_core"
+#                       (the default), "engine" or "ib_core" (make check
+#                       runs the engine's on the debug kernel, the
+#                       references on Debian's stock 6.12: the same ULP
+#                       source, without the debug kernel's cost)
 # and what those scripts read (RWX_MODROOT, RWX_ENGINE_MODULE,
 # RWX_TESTDEV_MODULE).  One kmemleak scan covers every run.  Prints the
 # runs' lines, "sets: ... passed" after each, then "sets: passed".
 set -u
 . "$RWX_ROOT/tools/guest/engine-lib.sh"
 
-sets_run() {	# sets_run WHAT SCRIPT VAR=VALUE...: the guest script SCRIPT once
-	local what=$1 script=$2
-	shift 2
+sides=${RWX_TESTDEV_SIDES:-engine ib_core}
+case $sides in
+"engine ib_core" | engine | ib_core) ;;
+*) echo "sets: FAILED: RWX_TESTDEV_SIDES \"$sides\": engine, ib_core or both"; exit 1 ;;
+esac
+
+# sets_run SIDE WHAT SCRIPT VAR=VALUE...: the guest script SCRIPT once,
+# if SIDE (engine or ib_core) is one of the sides asked for
+sets_run() {
+	local side=$1 what=$2 script=$3
+	shift 3
+	[[ " $sides " == *" $side "* ]] || return 0
 	echo "sets: --- $what"
 	if ! env RWX_DEV=testdev RWX_KMEMLEAK=0 "$@" bash "$RWX_ROOT/tools/guest/$script"; then
 		echo "sets: FAILED $what"
@@ -41,17 +55,17 @@ for item in ${RWX_TESTDEV_SETS:-}; do
 	nvmeof)
 		set -- nvmeof.sh RWX_TESTDEV_SPEC="$spec" RWX_INLINE_DATA=0 \
 			RWX_FIO_JOBS="$RWX_ROOT/tools/guest/fio/verify-short.fio"
-		sets_run "$spec, engine${fault:+, $fault}" "$@" RWX_EXPECT_PATHS="$paths" \
+		sets_run engine "$spec, engine${fault:+, $fault}" "$@" RWX_EXPECT_PATHS="$paths" \
 			RWX_DEVICE_FAULT="$fault"
-		sets_run "$spec, ib_core" "$@" RWX_NVMET_RDMA= RWX_ENGINE_MODULE= ;;
+		sets_run ib_core "$spec, ib_core" "$@" RWX_NVMET_RDMA= RWX_ENGINE_MODULE= ;;
 	nfs)
 		[ -z "$fault" ] || { echo "sets: FAILED $item: no device fault for nfs"; exit 1; }
 		# NFSv4.2 alone: v3 is the same transport (the stock kernels'
 		# and the rebuilt-ULP chains' rxe runs mount both).
 		set -- nfs.sh RWX_TESTDEV_SPEC="$spec" ULP_FIO_SET=short NFS_FIO_SIZE=4 \
 			ULP_COPY_MB=8 NFS_VERSIONS=4.2
-		sets_run "nfs on $spec, engine" "$@" RWX_EXPECT_PATHS="$paths"
-		sets_run "nfs on $spec, ib_core" "$@" RPCRDMA_MODULE= RWX_ENGINE_MODULE= ;;
+		sets_run engine "nfs on $spec, engine" "$@" RWX_EXPECT_PATHS="$paths"
+		sets_run ib_core "nfs on $spec, ib_core" "$@" RPCRDMA_MODULE= RWX_ENGINE_MODULE= ;;
 	*) echo "sets: FAILED $item: no such ULP"; exit 1 ;;
 	esac
 done
