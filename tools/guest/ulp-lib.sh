@@ -45,15 +45,19 @@ held_report() {
 # rmmod_wait [-t SECONDS] MOD...: references drop asynchronously after a
 # teardown (up to SECONDS, default 10, for each, by the clock: an rmmod
 # that fails costs a guest under TCG a good part of a second)
-rmmod_wait() {	# (builtins only: every process costs under TCG)
-	local m t secs=10
+rmmod_wait() {	# (builtins while it waits: every process costs under TCG)
+	local m t refs secs=10
 	[ "$1" = -t ] && secs=$2 && shift 2
 	for m in "$@"; do
 		[ -e "/sys/module/$m/initstate" ] || continue
 		t=$(usec)
-		until rmmod "$m" 2>/dev/null; do
+		# rmmod tried only once nothing holds the module (after a
+		# fault NFSv4 lets go of nfsv4 40-50 s later)
+		while :; do
+			read -r refs < "/sys/module/$m/refcnt" 2> /dev/null || refs=0
+			[ "$refs" = 0 ] && rmmod "$m" 2> /dev/null && break
 			[ $(( $(usec) - t )) -ge $(( secs * 1000000 )) ] && break
-			sleep 0.2
+			pause 0.2
 		done
 		if [ -e "/sys/module/$m/initstate" ]; then
 			held_report
