@@ -11,6 +11,7 @@
 #                       end (its debugfs counters; for a test that leaks one)
 set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
+. "$RWX_ROOT/tools/guest/engine-lib.sh"
 
 rc=0
 if [ "${RWX_RDMA:-1}" = 1 ]; then
@@ -64,17 +65,7 @@ if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
 	rmmod rdma_rwx || { echo "kunit-run: rmmod rdma_rwx failed"; rc=5; }
 fi
 
-# kmemleak reports objects unreferenced at a scan and older than 5 s.  A
-# scan only greys an object it sees for the first time: scan twice, the
-# second at least 5 s after the tests ended (a debug guest's first scan
-# takes longer: no pause then).  Reports go to the console, where the
-# host's judgement finds them.
-if [ "${RWX_KMEMLEAK:-1}" = 1 ]; then
-	t0=${EPOCHREALTIME/./}
-	echo scan > $kmemleak
-	left=$((5000000 - (${EPOCHREALTIME/./} - t0)))
-	[ $left -le 0 ] || sleep "$((left / 1000000)).$(printf %06d $((left % 1000000)))"
-	echo scan > $kmemleak
-	cat $kmemleak
-fi
+# The leak scan (kmemleak_check, engine-lib.sh): reports go to the
+# console, where the host's judgement finds them.
+kmemleak_check
 exit $rc
