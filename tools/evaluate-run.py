@@ -68,9 +68,40 @@ def splat_starts(lines):
                 break
 
 
+# An RCU stall report's first NMI backtrace: which CPU, its task and where
+# it was.  Its call trace is in the excerpt, which a CI log may cut; the
+# stalled CPU's place then still shows in the failure's one line.
+NMI_BACKTRACE = re.compile(r'NMI backtrace for cpu (\d+)')
+BACKTRACE_COMM = re.compile(r'^CPU: \d+ .*?PID: \d+ Comm: (\S+)')
+BACKTRACE_RIP = re.compile(r'^RIP: \d+:(\S+)')
+STALL_REPORT_LINES = 60
+
+
+def stalled_cpu(lines, start):
+    """' (cpu N: COMM at SYMBOL)' from the NMI backtrace after the RCU stall
+    report at lines[start], or '' when it has none."""
+    cpu = comm = None
+    for line in lines[start + 1:start + STALL_REPORT_LINES]:
+        text = TS_PREFIX.sub('', line.rstrip('\n')).strip()
+        if cpu is None:
+            m = NMI_BACKTRACE.search(text)
+            if m:
+                cpu = m.group(1)
+            continue
+        m = BACKTRACE_COMM.search(text)
+        if m:
+            comm = m.group(1)
+        m = BACKTRACE_RIP.search(text)
+        if m:
+            return f' (cpu {cpu}: {comm or "?"} at {m.group(1)})'
+    return ''
+
+
 def find_splats(lines):
-    """Return [(category, line)] for every splat start in a console log."""
-    return [(category, text) for _, category, text in splat_starts(lines)]
+    """Return [(category, line)] for every splat start in a console log; an
+    RCU stall's line says where the stalled CPU was."""
+    return [(category, text + (stalled_cpu(lines, i) if 'detected stalls' in text else ''))
+            for i, category, text in splat_starts(lines)]
 
 
 EXCERPT_LINES = 40

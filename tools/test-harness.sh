@@ -51,6 +51,9 @@ host_tests() {
 		--log "$logs/dma-api.log" --rc 0
 	expect_judgement "BUG/oops fails" 1 $'^fail\t.*kernel BUG: BUG: kernel NULL pointer' \
 		--log "$logs/bug.log" --rc 125
+	expect_judgement "an RCU stall fails, naming the stalled CPU's place" 1 \
+		$'^fail\tguest: no kernel splat\thang report: rcu: INFO: .*stalls.* \\(cpu 1: modprobe at smp_call_function_many_cond\\+0x12e/0x4f0\\)$' \
+		--log "$logs/rcu-stall.log" --rc 124
 	expect_judgement "hung guest fails" 1 $'^fail\tguest\tguest timed out \\(hung\\)' \
 		--log "$logs/clean.log" --rc 124
 	expect_judgement "crashed guest fails" 1 $'^fail\tguest\tguest died before its script finished' \
