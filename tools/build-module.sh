@@ -4,6 +4,7 @@
 # W=1 and sparse.  Any compiler or sparse warning fails the build.
 #
 # usage: build-module.sh KDIR OUTDIR [extra kbuild arguments...]
+# (C=0 among them: without sparse)
 set -euo pipefail
 
 kdir=$1 out=$2

@@ -93,13 +93,16 @@ wait_test_kernel() {
 	return "$rc"
 }
 
+# Sparse (C=1) runs on the test kernels' builds, which hold every module
+# and the KUnit suites, one for each series; against Debian's headers the
+# same sources build with W=1 alone (sparse cost about 17 s a build).
 suite build
 H61=$(headers_61) H612=$(headers_612)
-run_test "module, W=1 C=1, Debian $(basename "$H61")" \
-	"$RWX_ROOT/tools/build-module.sh" "$H61" "$RWX_BUILD/mod-6.1"
+run_test "module, W=1, Debian $(basename "$H61")" \
+	"$RWX_ROOT/tools/build-module.sh" "$H61" "$RWX_BUILD/mod-6.1" C=0
 stock61_ok=$?
-run_test "module, W=1 C=1, Debian $(basename "$H612")" \
-	"$RWX_ROOT/tools/build-module.sh" "$H612" "$RWX_BUILD/mod-6.12"
+run_test "module, W=1, Debian $(basename "$H612")" \
+	"$RWX_ROOT/tools/build-module.sh" "$H612" "$RWX_BUILD/mod-6.12" C=0
 stock_ok=$?
 
 # The kernel's own users of rdma_rw, from Debian's source packages, built
