@@ -9,6 +9,8 @@
 #   make deps         install build and test dependencies from Debian's archive
 #   make docs         API reference from the kernel-doc comments, in build/Documentation
 #   make bench        RW context cost, rdma_rwx against ib_core, in a QEMU guest
+#   make pair         two guests on a wire: the engine's NVMe-oF target on one
+#                     stock kernel, the host on another (PAIR="6.1 6.12 engine")
 #   make ulps         the kernel's users of rdma_rw (nvmet-rdma, ib_isert,
 #                     ib_srpt, rpcrdma; ksmbd where SMB Direct is on), from
 #                     Debian's linux-source, built to run on the engine
@@ -20,7 +22,7 @@ KDIR ?= $(firstword \
 	$(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1))
 
-.PHONY: all modules clean deps check demo docs bench kdir-check ulps
+.PHONY: all modules clean deps check demo docs bench kdir-check ulps pair
 
 all: modules
 
@@ -53,6 +55,10 @@ demo:
 
 bench:
 	bash tools/bench.sh
+
+PAIR ?= 6.1 6.12 engine
+pair:
+	bash tools/pair.sh $(PAIR)
 
 docs: deps
 	bash tools/docs.sh "$$(tools/kernel/build-test-kernel.sh --source)"

@@ -674,6 +674,22 @@ job_takeover_ulps_61() {
 	[ "$stock61_ok" = 0 ] || return 0
 	takeover_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
 }
+# Two guests on a wire (tools/guest/pair.sh, vm-suite.sh's pair_vm_run):
+# the engine-built nvmet-rdma on one of Debian's stock kernels serving
+# the host on the other, each way; fio verifies across the wire.
+pair_boot() {	# pair_boot TARGET_SERIES HOST_SERIES
+	pair_vm_run "pair-$1-$2" "$1" "$2" \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-$1/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-$1/nvmet-rdma/nvmet-rdma.ko"
+}
+job_pair_61_612() {
+	[ "$stock61_ok" = 0 ] && [ "$ulps_61_ok" = 0 ] && [ "$stock_ok" = 0 ] || return 0
+	pair_boot 6.1 6.12
+}
+job_pair_612_61() {
+	[ "$stock_ok" = 0 ] && [ "$ulps_612_ok" = 0 ] && [ "$stock61_ok" = 0 ] || return 0
+	pair_boot 6.12 6.1
+}
 job_smoke_612() {	# 12
 	[ "$stock_ok" = 0 ] || return 0
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
@@ -687,7 +703,7 @@ job_testdev_sets_ref job_userspace job_lint job_trace_events job_trace_events_61
 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61 job_takeover_iser_debug_612
 job_takeover_iser_debug_61 job_takeover_61 job_nvmeof_siw job_takeover_ulps_61
 job_takeover_fault_61 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm
-job_harness_host job_smoke_612 job_smoke_61"
+job_harness_host job_pair_61_612 job_pair_612_61 job_smoke_612 job_smoke_61"
 
 # children_cpu FILE: CHILDREN_CPU, the CPU seconds (user and system) of
 # this shell's waited-for children so far: a job's guests (the pool is
@@ -818,6 +834,9 @@ record_runs '^(sets|nvmeof|nfs): (FAILED|.* passed.?$|engine paths|fio verified|
 suite pi
 # shellcheck disable=SC2086
 record_runs '^(nvmeof|iser|pi): (\[[0-9.]+s\] )?(FAILED|PI: |fio verified|.*the engine served|takeover)' $PI_RUNS
+suite pair
+record_runs '^pair: ' pair-6.1-6.12-target pair-6.1-6.12-host pair-6.12-6.1-target \
+	pair-6.12-6.1-host
 # The chains: each guest's judgement, then each run in its ULP's suite
 # ("CHAIN: ULP on DEV0"), failed where the chain failed or stopped first.
 suite ulp-guests

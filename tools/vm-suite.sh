@@ -44,3 +44,53 @@ prepare_stock_612() {
 	bash "$RWX_ROOT/tools/deps.sh" || return 1
 	"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12"
 }
+
+# stock_release SERIES (6.1 or 6.12): the release of Debian's stock kernel
+# of that series (its headers installed).
+stock_release() {
+	case $1 in
+	6.1) basename "$(headers_61)" | sed 's/^linux-headers-//' ;;
+	6.12) stock_612_release ;;
+	*) echo "stock_release: series 6.1 or 6.12, not $1" >&2; return 1 ;;
+	esac
+}
+
+# free_udp_ports N: N free UDP ports on 127.0.0.1, one a line.
+free_udp_ports() {
+	python3 -c '
+import socket, sys
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+for s in socks:
+    print(s.getsockname()[1])' "$1"
+}
+
+# pair_vm_run NAME TARGET_SERIES HOST_SERIES [target's run-vm.sh options]:
+# two guests on a wire, both at once, on Debian's stock kernels of those
+# series: NAME-target (the NVMe-oF target) and NAME-host, each running
+# tools/guest/pair.sh, joined by QEMU's dgram netdev (Ethernet frames as
+# UDP datagrams between the two QEMUs on 127.0.0.1: nothing outside this
+# machine is addressed).  Their judgements as vm_run leaves them; returns
+# 1 if either failed.
+pair_vm_run() {
+	local name=$1 ts=$2 hs=$3 pt ph tp hp rc=0
+	shift 3
+	{ read -r pt; read -r ph; } < <(free_udp_ports 2)
+	pair_end "$name-target" "$ts" 52:54:00:77:00:01 "$pt" "$ph" -e RWX_PAIR_ROLE=target "$@" &
+	tp=$!
+	pair_end "$name-host" "$hs" 52:54:00:77:00:02 "$ph" "$pt" -e RWX_PAIR_ROLE=host &
+	hp=$!
+	wait "$tp" || rc=1
+	wait "$hp" || rc=1
+	return $rc
+}
+# pair_end NAME SERIES MAC LOCAL_PORT REMOTE_PORT [run-vm.sh options]
+pair_end() {
+	local name=$1 release wire
+	release=$(stock_release "$2") || return 1
+	wire="dgram,local.type=inet,local.host=127.0.0.1,local.port=$4"
+	wire="$wire,remote.type=inet,remote.host=127.0.0.1,remote.port=$5"
+	vm_run "$name" "/boot/vmlinuz-$release" "$(initramfs_for "$release")" \
+		"$RWX_ROOT/tools/guest/pair.sh" 900 -m "$3" -n "$wire" "${@:6}"
+}

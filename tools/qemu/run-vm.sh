@@ -4,6 +4,11 @@
 #
 # usage: run-vm.sh -k BZIMAGE -i INITRAMFS -s SCRIPT -o OUTDIR
 #                  [-t TIMEOUT_S] [-a KERNEL_ARGS] [-e VAR=VALUE]...
+#                  [-n NETDEV -m MAC]
+#
+# Without -n the guest has no NIC.  With -n it has one virtio NIC with
+# the MAC address MAC on QEMU's netdev NETDEV (its options, without an
+# id), e.g. the "dgram" wire of two guests (tools/pair.sh).
 #
 # OUTDIR receives console.log (serial console: kernel and script output)
 # and whatever the script writes to $RWX_OUT.  Exit status: the script's,
@@ -30,8 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 timeout_s=600
 append=""
 envs=()
-kernel="" initrd="" script="" outdir=""
-while getopts "k:i:s:o:t:a:e:" opt; do
+kernel="" initrd="" script="" outdir="" netdev="" mac=""
+while getopts "k:i:s:o:t:a:e:n:m:" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -40,6 +45,8 @@ while getopts "k:i:s:o:t:a:e:" opt; do
 	t) timeout_s=$OPTARG ;;
 	a) append="$append $OPTARG" ;;
 	e) envs+=("$OPTARG") ;;
+	n) netdev=$OPTARG ;;
+	m) mac=$OPTARG ;;
 	*) echo "usage: see the head of $0" >&2; exit 2 ;;
 	esac
 done
@@ -47,6 +54,11 @@ for v in kernel initrd script outdir; do
 	[ -n "${!v}" ] || { echo "run-vm: -${v:0:1} is required" >&2; exit 2; }
 done
 script=$(realpath "$script")
+nic=(-nic none)
+if [ -n "$netdev" ]; then
+	[ -n "$mac" ] || { echo "run-vm: -n needs -m MAC" >&2; exit 2; }
+	nic=(-netdev "$netdev,id=wire" -device "virtio-net-pci,netdev=wire,mac=$mac")
+fi
 
 mkdir -p "$outdir"
 outdir=$(realpath "$outdir")
@@ -149,7 +161,7 @@ boot_guest() {
 	-append "console=ttyS0 panic=-1 loglevel=7 acpi=noirq no5lvl$tsc_args rwx_cpus=$smp$guard_arg rwx_init=$here/guest-init.sh$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$outdir",mount_tag=rwxout,security_model=none \
-	-nic none </dev/null >"$outdir/qemu.log" 2>&1 &
+	"${nic[@]}" </dev/null >"$outdir/qemu.log" 2>&1 &
 qemu_pid=$!
 }
 

@@ -1,0 +1,112 @@
+# Guest script: one end of two guests joined by a virtual Ethernet wire
+# (tools/pair.sh), each with Soft-RoCE (rxe0) on its virtio NIC: the
+# NVMe-oF target on one, the host on the other, fio verifying the data
+# that crosses the wire.
+#   RWX_PAIR_ROLE      target | host
+#   RWX_PAIR_TARGET    the target's address on the wire (10.77.0.1; the
+#                      host is 10.77.0.2: a private network between the
+#                      two guests, nothing else is ever addressed)
+#   RWX_ENGINE_MODULE  (target) rdma_rwx.ko
+#   RWX_NVMET_RDMA     (target) the engine-built nvmet-rdma.ko; unset: the
+#                      kernel's own (ib_core's rdma_rw), the reference
+#   RWX_FIO_JOBS       (host) fio job file (default: verify-short.fio)
+# The two meet over the wire, on TCP port 7777 of the target: once its
+# namespace is served, the target listens and says "ready"; the host
+# connects, runs fio, disconnects and says "done"; the target then checks
+# its engine's counters and tears down.  Each end prints "pair: ..."
+# lines, the last "pair: ROLE passed" on success.
+set -u
+. "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
+RWX_LOG_PREFIX=pair
+PAIR_PORT=7777
+PAIR_TIMEOUT=600
+target=${RWX_PAIR_TARGET:-10.77.0.1}
+
+pair_fail() {
+	echo "pair: FAILED $*"
+	exit 1
+}
+
+# wire_up ADDR: the virtio NIC up with ADDR/24, rxe0 on it.
+wire_up() {
+	local nic="" d
+	modprobe -a virtio_net rdma_rxe || return 1
+	for d in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = virtio_net ] &&
+			nic=${d##*/}
+	done
+	[ -n "$nic" ] || { echo "pair: no virtio NIC"; return 1; }
+	ip addr add "$1/24" dev "$nic" && ip link set "$nic" up || return 1
+	rdma link add rxe0 type rxe netdev "$nic" || return 1
+	echo "pair: $nic $1, rxe0 on it ($(cat "/sys/class/net/$nic/address"))"
+}
+
+# target_serve: until the host said "done", the namespace served; the
+# host's word in PAIR_HOST_SAID.
+target_serve() {
+	PAIR_HOST_SAID=$(timeout "$PAIR_TIMEOUT" python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.listen(1)
+c, _ = s.accept()
+c.sendall(b"ready\n")
+print(c.makefile().readline().strip() or "(the host went away)")
+' "$PAIR_PORT")
+}
+
+run_target() {
+	nvmeof_modules || pair_fail "loading modules"
+	nvmeof_target_load "${RWX_NVMET_RDMA:-}" || pair_fail "loading nvmet-rdma"
+	wire_up "$target" || pair_fail "the wire"
+	nvmeof_target_up "$target" || pair_fail "target setup"
+	target_serve
+	echo "pair: the host said: ${PAIR_HOST_SAID:-nothing in ${PAIR_TIMEOUT} s}"
+	[ "$PAIR_HOST_SAID" = "done" ] || pair_fail "the host did not finish"
+	if [ -n "${RWX_NVMET_RDMA:-}" ]; then
+		[ "$(engine_contexts)" -gt 0 ] || pair_fail "the engine set no context up"
+		engine_no_errors || pair_fail "engine errors"
+		echo "pair: the engine served the host: $(engine_contexts) contexts, no error"
+	fi
+	nvmeof_target_down || pair_fail "target teardown"
+	nvmeof_target_unload || pair_fail "unloading nvmet-rdma"
+	nvmeof_modules_unload || pair_fail "unloading modules"
+	echo "pair: target passed"
+}
+
+# host_meet: the target's "ready" over the wire (fd PAIR_FD kept open
+# for "done"), retried while the target boots.
+host_meet() {
+	local line
+	for _ in $(seq "$PAIR_TIMEOUT"); do
+		if { exec {PAIR_FD}<> "/dev/tcp/$target/$PAIR_PORT"; } 2> /dev/null; then
+			read -r -t 60 -u "$PAIR_FD" line && [ "$line" = ready ] && return 0
+			echo "pair: the target said \"${line:-nothing}\", not ready"
+			return 1
+		fi
+		sleep 1
+	done
+	echo "pair: the target did not answer in $PAIR_TIMEOUT s"
+	return 1
+}
+
+run_host() {
+	nvmeof_modules || pair_fail "loading modules"
+	wire_up "${target%.*}.2" || pair_fail "the wire"
+	host_meet || pair_fail "meeting the target"
+	nvmeof_host_connect "$target" || pair_fail "connecting to the target"
+	nvmeof_fio "${RWX_FIO_JOBS:-$RWX_ROOT/tools/guest/fio/verify-short.fio}" ||
+		pair_fail "fio across the wire"
+	echo "pair: fio verified across the wire"
+	nvmeof_host_disconnect || pair_fail "disconnecting"
+	echo "done" >&"$PAIR_FD"
+	exec {PAIR_FD}>&-
+	echo "pair: host passed"
+}
+
+case ${RWX_PAIR_ROLE:-} in
+target) run_target ;;
+host) run_host ;;
+*) pair_fail "RWX_PAIR_ROLE \"${RWX_PAIR_ROLE:-}\": target or host" ;;
+esac
