@@ -7,6 +7,8 @@
 # usage: pair.sh [TARGET_SERIES HOST_SERIES [engine|ib_core]]
 #   default: 6.1 6.12 engine - the engine-built nvmet-rdma on 6.1 serving
 #   a host on 6.12; ib_core: the kernel's own nvmet-rdma, the reference.
+#   RWX_PAIR_NETEM: a fault of the wire, tc netem options on the target's
+#   NIC while the host runs (e.g. "loss 1%").
 # Installs and builds what is missing (tools/deps.sh, the module and
 # nvmet-rdma against the target series' headers), boots both guests at
 # once (tools/guest/pair.sh), prints each one's judgement and ends with
@@ -50,6 +52,9 @@ if [ "$side" = engine ]; then
 	target_env=(-e "RWX_ENGINE_MODULE=$mod/drivers/rwx/rdma_rwx.ko"
 		    -e "RWX_NVMET_RDMA=$ulps/nvmet-rdma/nvmet-rdma.ko")
 fi
+
+# RWX_PAIR_NETEM: the wire's fault (tools/guest/pair.sh)
+[ -n "${RWX_PAIR_NETEM:-}" ] && target_env+=(-e "RWX_PAIR_NETEM=$RWX_PAIR_NETEM")
 
 suite pair
 name=pair-$target_series-$host_series-$side

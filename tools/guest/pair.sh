@@ -10,6 +10,10 @@
 #   RWX_NVMET_RDMA     (target) the engine-built nvmet-rdma.ko; unset: the
 #                      kernel's own (ib_core's rdma_rw), the reference
 #   RWX_FIO_JOBS       (host) fio job file (default: verify-short.fio)
+#   RWX_PAIR_NETEM     (target) the wire's fault while the host runs: tc
+#                      netem options on the target's NIC (egress), e.g.
+#                      "loss 1%" or "delay 20ms 10ms reorder 25%"; the
+#                      frames it dropped, duplicated or reordered are said
 # The two meet over the wire, on TCP port 7777 of the target: once its
 # namespace is served, the target listens and says "ready"; the host
 # connects, runs fio, disconnects and says "done"; the target then checks
@@ -36,9 +40,25 @@ wire_up() {
 			nic=${d##*/}
 	done
 	[ -n "$nic" ] || { echo "pair: no virtio NIC"; return 1; }
+	PAIR_NIC=$nic
 	ip addr add "$1/24" dev "$nic" && ip link set "$nic" up || return 1
 	rdma link add rxe0 type rxe netdev "$nic" || return 1
 	echo "pair: $nic $1, rxe0 on it ($(cat "/sys/class/net/$nic/address"))"
+}
+
+# netem_on, netem_off: RWX_PAIR_NETEM on the wire's NIC, and off again
+# with what it did.
+netem_on() {
+	[ -n "${RWX_PAIR_NETEM:-}" ] || return 0
+	modprobe sch_netem || return 1
+	# shellcheck disable=SC2086
+	tc qdisc add dev "$PAIR_NIC" root netem $RWX_PAIR_NETEM || return 1
+	echo "pair: the wire's fault on $PAIR_NIC: netem $RWX_PAIR_NETEM"
+}
+netem_off() {
+	[ -n "${RWX_PAIR_NETEM:-}" ] || return 0
+	echo "pair: netem on $PAIR_NIC: $(tc -s qdisc show dev "$PAIR_NIC" | grep -m1 -o 'Sent .*')"
+	tc qdisc del dev "$PAIR_NIC" root
 }
 
 # target_serve: until the host said "done", the namespace served; the
@@ -61,7 +81,9 @@ run_target() {
 	nvmeof_target_load "${RWX_NVMET_RDMA:-}" || pair_fail "loading nvmet-rdma"
 	wire_up "$target" || pair_fail "the wire"
 	nvmeof_target_up "$target" || pair_fail "target setup"
+	netem_on || pair_fail "netem on $PAIR_NIC"
 	target_serve
+	netem_off || pair_fail "netem off $PAIR_NIC"
 	echo "pair: the host said: ${PAIR_HOST_SAID:-nothing in ${PAIR_TIMEOUT} s}"
 	[ "$PAIR_HOST_SAID" = "done" ] || pair_fail "the host did not finish"
 	if [ -n "${RWX_NVMET_RDMA:-}" ]; then
