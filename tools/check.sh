@@ -698,12 +698,12 @@ job_smoke_612() {	# 12
 GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_testdev_sets job_ulps_61_rxe_mr
 job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_takeover_ulps_debug_612
 job_stock_612 job_pi_testdev_612 job_packages job_nvmeof_rxe_mr job_harness_vm job_bench
-job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_takeover_ulps_612
+job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_pair_61_612 job_takeover_ulps_612
 job_testdev_sets_ref job_userspace job_lint job_trace_events job_trace_events_61
 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61 job_takeover_iser_debug_612
 job_takeover_iser_debug_61 job_takeover_61 job_nvmeof_siw job_takeover_ulps_61
 job_takeover_fault_61 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm
-job_harness_host job_pair_61_612 job_pair_612_61 job_smoke_612 job_smoke_61"
+job_harness_host job_pair_612_61 job_smoke_612 job_smoke_61"
 
 # children_cpu FILE: CHILDREN_CPU, the CPU seconds (user and system) of
 # this shell's waited-for children so far: a job's guests (the pool is

@@ -71,29 +71,49 @@ def splat_starts(lines):
 # An RCU stall report's first NMI backtrace: which CPU, its task and where
 # it was.  Its call trace is in the excerpt, which a CI log may cut; the
 # stalled CPU's place then still shows in the failure's one line.
-NMI_BACKTRACE = re.compile(r'NMI backtrace for cpu (\d+)')
-BACKTRACE_COMM = re.compile(r'^CPU: \d+ .*?PID: \d+ Comm: (\S+)')
+NMI_BACKTRACE = re.compile(r'NMI backtrace for cpu (\d+)( skipped: idling at (\S+))?')
+BACKTRACE_CPU = re.compile(r'^CPU: (\d+) .*?PID: \d+ Comm: (\S+)')
 BACKTRACE_RIP = re.compile(r'^RIP: \d+:(\S+)')
 STALL_REPORT_LINES = 60
 
 
+def is_splat_start(text):
+    """Whether a console line (timestamp removed) starts a splat."""
+    for pattern, category in SPLAT_PATTERNS:
+        if pattern.search(text):
+            return category is not None
+    return False
+
+
 def stalled_cpu(lines, start):
-    """' (cpu N: COMM at SYMBOL)' from the NMI backtrace after the RCU stall
-    report at lines[start], or '' when it has none."""
+    """' (cpu N: COMM at SYMBOL)', or ' (cpu N: idle at SYMBOL)', from the
+    first NMI backtrace of the RCU stall report at lines[start]; '' when
+    it has none (a stall of tasks alone, a log cut short).  The search
+    stops at the next splat and at the next CPU's backtrace."""
     cpu = comm = None
     for line in lines[start + 1:start + STALL_REPORT_LINES]:
         text = TS_PREFIX.sub('', line.rstrip('\n')).strip()
-        if cpu is None:
-            m = NMI_BACKTRACE.search(text)
-            if m:
-                cpu = m.group(1)
+        if is_splat_start(text):
+            break
+        m = NMI_BACKTRACE.search(text)
+        if m:
+            if cpu is not None:
+                break
+            cpu = m.group(1)
+            if m.group(3):
+                return f' (cpu {cpu}: idle at {m.group(3)})'
             continue
-        m = BACKTRACE_COMM.search(text)
+        if cpu is None:
+            continue
+        m = BACKTRACE_CPU.search(text)
         if m:
-            comm = m.group(1)
+            if m.group(1) != cpu:
+                break
+            comm = m.group(2)
+            continue
         m = BACKTRACE_RIP.search(text)
-        if m:
-            return f' (cpu {cpu}: {comm or "?"} at {m.group(1)})'
+        if m and comm:
+            return f' (cpu {cpu}: {comm} at {m.group(1)})'
     return ''
 
 

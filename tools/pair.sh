@@ -44,7 +44,7 @@ bash "$RWX_ROOT/tools/deps.sh" > "$RWX_BUILD/pair-deps.log" 2>&1 ||
 	{ cat "$RWX_BUILD/pair-deps.log"; exit 1; }
 th=$(series_headers "$target_series") && series_headers "$host_series" > /dev/null || exit 2
 mod=$RWX_BUILD/mod-$target_series ulps=$RWX_BUILD/ulps-$target_series
-run_test "module, Debian $(basename "$th")" "$RWX_ROOT/tools/build-module.sh" "$th" "$mod" || exit 1
+run_test "module, Debian $(basename "$th")" "$RWX_ROOT/tools/build-module.sh" "$th" "$mod" C=0 || exit 1
 target_env=()
 if [ "$side" = engine ]; then
 	run_test "nvmet-rdma on the engine, $(basename "$th")" \
@@ -58,8 +58,13 @@ fi
 
 suite pair
 name=pair-$target_series-$host_series-$side
-pair_vm_run "$name" "$target_series" "$host_series" "${target_env[@]}"
+pair_vm_run "$name" "$target_series" "$host_series" "${target_env[@]}" ||
+	fail "$name" "a guest failed or did not run"
 for role in target host; do
+	if [ ! -f "$RWX_BUILD/vm/$name-$role/judgement" ]; then
+		fail "$name-$role" "not run"
+		continue
+	fi
 	vm_record "$name-$role"
 	grep -E '^pair: ' "$RWX_BUILD/vm/$name-$role/console.log" | sed "s/^/   ($role) /"
 done

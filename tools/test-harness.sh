@@ -54,6 +54,12 @@ host_tests() {
 	expect_judgement "an RCU stall fails, naming the stalled CPU's place" 1 \
 		$'^fail\tguest: no kernel splat\thang report: rcu: INFO: .*stalls.* \\(cpu 1: modprobe at smp_call_function_many_cond\\+0x12e/0x4f0\\)$' \
 		--log "$logs/rcu-stall.log" --rc 124
+	expect_judgement "an RCU stall on an idle CPU says so" 1 \
+		$'^fail\tguest: no kernel splat\thang report: rcu: INFO: .*stalls.* \\(cpu 1: idle at default_idle\\+0x20/0x30\\)$' \
+		--log "$logs/rcu-stall-idle.log" --rc 0
+	expect_judgement "an RCU stall of tasks names no CPU (nor the next report's)" 1 \
+		$'^fail\tguest: no kernel splat\thang report: rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:$' \
+		--log "$logs/rcu-stall-tasks.log" --rc 0
 	expect_judgement "hung guest fails" 1 $'^fail\tguest\tguest timed out \\(hung\\)' \
 		--log "$logs/clean.log" --rc 124
 	expect_judgement "crashed guest fails" 1 $'^fail\tguest\tguest died before its script finished' \

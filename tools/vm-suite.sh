@@ -55,42 +55,40 @@ stock_release() {
 	esac
 }
 
-# free_udp_ports N: N free UDP ports on 127.0.0.1, one a line.
-free_udp_ports() {
-	python3 -c '
-import socket, sys
-socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(int(sys.argv[1]))]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-for s in socks:
-    print(s.getsockname()[1])' "$1"
-}
-
 # pair_vm_run NAME TARGET_SERIES HOST_SERIES [target's run-vm.sh options]:
 # two guests on a wire, both at once, on Debian's stock kernels of those
 # series: NAME-target (the NVMe-oF target) and NAME-host, each running
 # tools/guest/pair.sh, joined by QEMU's dgram netdev (Ethernet frames as
-# UDP datagrams between the two QEMUs on 127.0.0.1: nothing outside this
-# machine is addressed).  Their judgements as vm_run leaves them; returns
-# 1 if either failed.
+# datagrams between the two QEMUs, on Unix sockets of their own: nothing
+# outside this machine is addressed, and no other pair can share them).
+# When one end fails, the other is stopped rather than left to wait out
+# its guard.  Their judgements as vm_run leaves them; returns 1 if either
+# failed.
 pair_vm_run() {
-	local name=$1 ts=$2 hs=$3 pt ph tp hp rc=0
+	local name=$1 ts=$2 hs=$3 wire pid rc=0 first=0 left
 	shift 3
-	{ read -r pt; read -r ph; } < <(free_udp_ports 2)
-	pair_end "$name-target" "$ts" 52:54:00:77:00:01 "$pt" "$ph" -e RWX_PAIR_ROLE=target "$@" &
-	tp=$!
-	pair_end "$name-host" "$hs" 52:54:00:77:00:02 "$ph" "$pt" -e RWX_PAIR_ROLE=host &
-	hp=$!
-	wait "$tp" || rc=1
-	wait "$hp" || rc=1
+	wire=$(mktemp -d /tmp/rwx-wire.XXXXXX) || return 1
+	pair_end "$name-target" "$ts" 52:54:00:77:00:01 "$wire/t" "$wire/h" \
+		-e RWX_PAIR_ROLE=target "$@" &
+	local -A ends=([$!]=1)
+	pair_end "$name-host" "$hs" 52:54:00:77:00:02 "$wire/h" "$wire/t" -e RWX_PAIR_ROLE=host &
+	ends[$!]=1
+	wait -n -p pid "${!ends[@]}" || first=1
+	unset "ends[$pid]"
+	left=${!ends[*]}
+	if [ "$first" = 1 ]; then
+		rc=1
+		pkill -TERM -P "$left" 2> /dev/null
+	fi
+	wait "$left" || rc=1
+	rm -rf "$wire"
 	return $rc
 }
-# pair_end NAME SERIES MAC LOCAL_PORT REMOTE_PORT [run-vm.sh options]
+# pair_end NAME SERIES MAC LOCAL_SOCKET REMOTE_SOCKET [run-vm.sh options]
 pair_end() {
 	local name=$1 release wire
 	release=$(stock_release "$2") || return 1
-	wire="dgram,local.type=inet,local.host=127.0.0.1,local.port=$4"
-	wire="$wire,remote.type=inet,remote.host=127.0.0.1,remote.port=$5"
+	wire="dgram,local.type=unix,local.path=$4,remote.type=unix,remote.path=$5"
 	vm_run "$name" "/boot/vmlinuz-$release" "$(initramfs_for "$release")" \
 		"$RWX_ROOT/tools/guest/pair.sh" 900 -m "$3" -n "$wire" "${@:6}"
 }

@@ -23,11 +23,19 @@ set -u
 . "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
 RWX_LOG_PREFIX=pair
 PAIR_PORT=7777
+PAIR_MEET=300
 PAIR_TIMEOUT=600
 target=${RWX_PAIR_TARGET:-10.77.0.1}
 
+# pair_fail WHY: this end failed; a host tells the target so (over the
+# meeting's connection, or a new one), so that it fails at once.
 pair_fail() {
 	echo "pair: FAILED $*"
+	if [ "${RWX_PAIR_ROLE:-}" = host ]; then
+		[ -n "${PAIR_FD:-}" ] ||
+			{ exec {PAIR_FD}<> "/dev/tcp/$target/$PAIR_PORT"; } 2> /dev/null
+		[ -n "${PAIR_FD:-}" ] && echo "failed: $*" 2> /dev/null >&"$PAIR_FD"
+	fi
 	exit 1
 }
 
@@ -61,19 +69,28 @@ netem_off() {
 	tc qdisc del dev "$PAIR_NIC" root
 }
 
-# target_serve: until the host said "done", the namespace served; the
-# host's word in PAIR_HOST_SAID.
+# target_serve: until the host said "done" (or "failed: WHY"), the
+# namespace served: the host must meet it within PAIR_MEET s and finish
+# within PAIR_TIMEOUT s; its word in PAIR_HOST_SAID.
 target_serve() {
-	PAIR_HOST_SAID=$(timeout "$PAIR_TIMEOUT" python3 -c '
+	PAIR_HOST_SAID=$(python3 -c '
 import socket, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("0.0.0.0", int(sys.argv[1])))
 s.listen(1)
-c, _ = s.accept()
+s.settimeout(int(sys.argv[2]))
+try:
+    c, _ = s.accept()
+except socket.timeout:
+    sys.exit("(no host within %s s)" % sys.argv[2])
+c.settimeout(int(sys.argv[3]))
 c.sendall(b"ready\n")
-print(c.makefile().readline().strip() or "(the host went away)")
-' "$PAIR_PORT")
+try:
+    print(c.makefile().readline().strip() or "(the host went away)")
+except socket.timeout:
+    print("(the host did not finish within %s s)" % sys.argv[3])
+' "$PAIR_PORT" "$PAIR_MEET" "$PAIR_TIMEOUT" 2>&1)
 }
 
 run_target() {
@@ -84,7 +101,7 @@ run_target() {
 	netem_on || pair_fail "netem on $PAIR_NIC"
 	target_serve
 	netem_off || pair_fail "netem off $PAIR_NIC"
-	echo "pair: the host said: ${PAIR_HOST_SAID:-nothing in ${PAIR_TIMEOUT} s}"
+	echo "pair: the host said: $PAIR_HOST_SAID"
 	[ "$PAIR_HOST_SAID" = "done" ] || pair_fail "the host did not finish"
 	if [ -n "${RWX_NVMET_RDMA:-}" ]; then
 		[ "$(engine_contexts)" -gt 0 ] || pair_fail "the engine set no context up"
@@ -98,10 +115,10 @@ run_target() {
 }
 
 # host_meet: the target's "ready" over the wire (fd PAIR_FD kept open
-# for "done"), retried while the target boots.
+# for "done"), retried while the target boots, for PAIR_MEET s.
 host_meet() {
-	local line
-	for _ in $(seq "$PAIR_TIMEOUT"); do
+	local line deadline=$((SECONDS + PAIR_MEET))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		if { exec {PAIR_FD}<> "/dev/tcp/$target/$PAIR_PORT"; } 2> /dev/null; then
 			read -r -t 60 -u "$PAIR_FD" line && [ "$line" = ready ] && return 0
 			echo "pair: the target said \"${line:-nothing}\", not ready"
@@ -109,7 +126,8 @@ host_meet() {
 		fi
 		sleep 1
 	done
-	echo "pair: the target did not answer in $PAIR_TIMEOUT s"
+	unset PAIR_FD
+	echo "pair: the target did not answer in $PAIR_MEET s"
 	return 1
 }
 

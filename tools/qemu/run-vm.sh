@@ -119,7 +119,8 @@ fi
 # vCPUs in one thread, where a write to code invalidates its translations
 # before any vCPU runs again: for the guests that patch code most (every
 # livepatch takeover switching on 6.12, whose switches rewrite the
-# cond_resched() sites, and the self-test).
+# cond_resched() sites, the self-test, and testdev-sets-ref-6.12, whose
+# sets load and unload modules over and over: check.sh).
 # The guard goes to the guest for its hang report (guest-init.sh), but not
 # under -icount: the guest's clock is then not the host's.
 accel="tcg,thread=${RWX_QEMU_TCG_THREAD:-multi}" smp=${RWX_QEMU_SMP:-2} icount=() guard_arg=" rwx_guard=$timeout_s"
