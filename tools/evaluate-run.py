@@ -25,7 +25,8 @@ SPLAT_PATTERNS = [
     (re.compile(r'kernel BUG at |BUG: (unable|kernel|scheduling|sleeping|spinlock|soft lockup|workqueue|Bad|using)'), 'kernel BUG'),
     (re.compile(r'UBSAN: '), 'UBSAN report'),
     (re.compile(r'Oops: |general protection fault|Kernel panic - not syncing'), 'kernel oops/panic'),
-    (re.compile(r'INFO: task .* blocked for more than|rcu: INFO: .* detected stalls'), 'hang report'),
+    (re.compile(r'INFO: task .* blocked for more than|'
+                r'rcu: INFO: .*(detected stalls|self-detected stall|detected expedited stalls)'), 'hang report'),
     (re.compile(r'FAULT_INJECTION: forcing a failure'), None),   # expected under fault injection
 ]
 

@@ -60,6 +60,12 @@ host_tests() {
 	expect_judgement "an RCU stall of tasks names no CPU (nor the next report's)" 1 \
 		$'^fail\tguest: no kernel splat\thang report: rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:$' \
 		--log "$logs/rcu-stall-tasks.log" --rc 0
+	expect_judgement "a self-detected RCU stall fails" 1 \
+		$'^fail\tguest: no kernel splat\thang report: rcu: INFO: rcu_preempt self-detected stall on CPU' \
+		--log "$logs/rcu-self-stall.log" --rc 0
+	expect_judgement "an expedited RCU stall fails" 1 \
+		$'^fail\tguest: no kernel splat\thang report: rcu: INFO: rcu_preempt detected expedited stalls' \
+		--log "$logs/rcu-self-stall.log" --rc 0
 	expect_judgement "hung guest fails" 1 $'^fail\tguest\tguest timed out \\(hung\\)' \
 		--log "$logs/clean.log" --rc 124
 	expect_judgement "crashed guest fails" 1 $'^fail\tguest\tguest died before its script finished' \
