@@ -58,15 +58,22 @@ def cpus_result(lines, name, asked):
 
 
 
+def splat_category(text):
+    """The category of the splat a console line (timestamp removed)
+    starts, or None."""
+    for pattern, category in SPLAT_PATTERNS:
+        if pattern.search(text):
+            return category
+    return None
+
+
 def splat_starts(lines):
     """Yield (index, category, text) for every splat start in a console log."""
     for i, line in enumerate(lines):
         text = TS_PREFIX.sub('', line.rstrip('\n'))
-        for pattern, category in SPLAT_PATTERNS:
-            if pattern.search(text):
-                if category:
-                    yield i, category, text.strip()
-                break
+        category = splat_category(text)
+        if category:
+            yield i, category, text.strip()
 
 
 # An RCU stall report's first NMI backtrace: which CPU, its task and where
@@ -78,14 +85,6 @@ BACKTRACE_RIP = re.compile(r'^RIP: \d+:(\S+)')
 STALL_REPORT_LINES = 60
 
 
-def is_splat_start(text):
-    """Whether a console line (timestamp removed) starts a splat."""
-    for pattern, category in SPLAT_PATTERNS:
-        if pattern.search(text):
-            return category is not None
-    return False
-
-
 def stalled_cpu(lines, start):
     """' (cpu N: COMM at SYMBOL)', or ' (cpu N: idle at SYMBOL)', from the
     first NMI backtrace of the RCU stall report at lines[start]; '' when
@@ -94,7 +93,7 @@ def stalled_cpu(lines, start):
     cpu = comm = None
     for line in lines[start + 1:start + STALL_REPORT_LINES]:
         text = TS_PREFIX.sub('', line.rstrip('\n')).strip()
-        if is_splat_start(text):
+        if splat_category(text):
             break
         m = NMI_BACKTRACE.search(text)
         if m:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two guests on a wire: the NVMe-oF target in one guest, the host in
 # another, on Debian's stock kernels, joined by QEMU's dgram netdev (the
-# two QEMUs exchange Ethernet frames as UDP datagrams on 127.0.0.1:
-# nothing outside this machine is addressed), Soft-RoCE on each end.
+# two QEMUs exchange Ethernet frames as datagrams on Unix sockets of their
+# own: nothing outside this machine is addressed), Soft-RoCE on each end
+# (vm-suite.sh's pair_vm_run).
 #
 # usage: pair.sh [TARGET_SERIES HOST_SERIES [engine|ib_core]]
 #   default: 6.1 6.12 engine - the engine-built nvmet-rdma on 6.1 serving
@@ -23,15 +24,6 @@ export RWX_RESULTS RWX_BUILD RWX_CACHE
 
 target_series=${1:-6.1} host_series=${2:-6.12} side=${3:-engine}
 case $side in engine | ib_core) ;; *) echo "pair: engine or ib_core, not $side" >&2; exit 2 ;; esac
-
-# series_headers SERIES: Debian's headers of that series.
-series_headers() {
-	case $1 in
-	6.1) headers_61 ;;
-	6.12) headers_612 ;;
-	*) echo "pair: series 6.1 or 6.12, not $1" >&2; return 1 ;;
-	esac
-}
 
 mkdir -p "$RWX_BUILD"
 : > "$RWX_RESULTS"

@@ -45,14 +45,19 @@ prepare_stock_612() {
 	"$RWX_ROOT/tools/build-module.sh" "$(headers_612)" "$RWX_BUILD/mod-6.12"
 }
 
-# stock_release SERIES (6.1 or 6.12): the release of Debian's stock kernel
-# of that series (its headers installed).
-stock_release() {
+# series_headers SERIES (6.1 or 6.12): Debian's installed headers of it.
+series_headers() {
 	case $1 in
-	6.1) basename "$(headers_61)" | sed 's/^linux-headers-//' ;;
-	6.12) stock_612_release ;;
-	*) echo "stock_release: series 6.1 or 6.12, not $1" >&2; return 1 ;;
+	6.1) headers_61 ;;
+	6.12) headers_612 ;;
+	*) echo "series 6.1 or 6.12, not $1" >&2; return 1 ;;
 	esac
+}
+# stock_release SERIES: the release of Debian's stock kernel of that series.
+stock_release() {
+	local h
+	h=$(series_headers "$1") || return 1
+	basename "$h" | sed 's/^linux-headers-//'
 }
 
 # pair_vm_run NAME TARGET_SERIES HOST_SERIES [target's run-vm.sh options]:
@@ -65,21 +70,18 @@ stock_release() {
 # its guard.  Their judgements as vm_run leaves them; returns 1 if either
 # failed.
 pair_vm_run() {
-	local name=$1 ts=$2 hs=$3 wire pid rc=0 first=0 left
+	local name=$1 ts=$2 hs=$3 wire tp hp pid left rc=0
 	shift 3
 	wire=$(mktemp -d /tmp/rwx-wire.XXXXXX) || return 1
 	pair_end "$name-target" "$ts" 52:54:00:77:00:01 "$wire/t" "$wire/h" \
 		-e RWX_PAIR_ROLE=target "$@" &
-	local -A ends=([$!]=1)
+	tp=$!
 	pair_end "$name-host" "$hs" 52:54:00:77:00:02 "$wire/h" "$wire/t" -e RWX_PAIR_ROLE=host &
-	ends[$!]=1
-	wait -n -p pid "${!ends[@]}" || first=1
-	unset "ends[$pid]"
-	left=${!ends[*]}
-	if [ "$first" = 1 ]; then
-		rc=1
-		pkill -TERM -P "$left" 2> /dev/null
-	fi
+	hp=$!
+	wait -n -p pid "$tp" "$hp" || rc=1
+	left=$tp
+	[ "$pid" = "$tp" ] && left=$hp
+	[ "$rc" = 0 ] || pkill -TERM -P "$left" 2> /dev/null
 	wait "$left" || rc=1
 	rm -rf "$wire"
 	return $rc
