@@ -216,7 +216,8 @@ ISER_RUNS="iser-6.12 iser-6.1 takeover-iser-6.12 takeover-iser-6.1 takeover-iser
 takeover-iser-debug-6.1"
 # A run not made must not count.
 rm -rf "$RWX_BUILD"/vm/nvmeof-* "$RWX_BUILD"/vm/takeover-* "$RWX_BUILD"/vm/iser-* "$RWX_BUILD"/vm/pi-* "$RWX_BUILD"/vm/testdev-* "$RWX_BUILD"/vm/ulps-* "$RWX_BUILD"/vm/kunit* \
-	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events* "$RWX_BUILD"/test-debs.log*
+	"$RWX_BUILD"/vm/smoke-* "$RWX_BUILD"/vm/trace-events* "$RWX_BUILD"/vm/pair-* \
+	"$RWX_BUILD"/test-debs.log*
 
 # iser_boot NAME KERNEL INITRD MODDIR ULPDIR [run-vm.sh options]: LIO's
 # iSER target with the engine-built ib_isert of ULPDIR and the engine of
@@ -674,21 +675,34 @@ job_takeover_ulps_61() {
 	[ "$stock61_ok" = 0 ] || return 0
 	takeover_ulp_boots 6.1 "$STOCK61_KERNEL" "$STOCK61_INITRD"
 }
-# Two guests on a wire (tools/guest/pair.sh, vm-suite.sh's pair_vm_run):
-# the engine-built nvmet-rdma on one of Debian's stock kernels serving
-# the host on the other, each way; fio verifies across the wire.
-pair_boot() {	# pair_boot TARGET_SERIES HOST_SERIES
-	pair_vm_run "pair-$1-$2" "$1" "$2" \
-		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-$1/drivers/rwx/rdma_rwx.ko" \
-		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-$1/nvmet-rdma/nvmet-rdma.ko"
-}
+# Two guests on a wire (tools/guest/pair.sh, vm-suite.sh's pair_vm_run),
+# one case of each kind of the wire's faults (make soak runs them all):
+# - the engine-built nvmet-rdma on stock 6.1 serving a host on stock 6.12
+#   (SGE path), the wire delaying, reordering, duplicating and losing
+#   frames, alternating with the kernel's own nvmet-rdma under the same
+#   fault; then the target's port removed and added again under fio;
+# - on the 6.12 debug kernel (force_mr: the MR path) serving a host on
+#   stock 6.1, the link down past the host's ctrl-loss-tmo, then the
+#   host's power cut mid-I/O: the target tears every queue down, and
+#   kmemleak finds nothing.
+PAIR_PLAN_STOCK="netem:mixed reference netem:mixed engine portcycle"
+PAIR_PLAN_DEBUG="fio linkdown kill"
 job_pair_61_612() {
 	[ "$stock61_ok" = 0 ] && [ "$ulps_61_ok" = 0 ] && [ "$stock_ok" = 0 ] || return 0
-	pair_boot 6.1 6.12
+	# shellcheck disable=SC2046
+	pair_vm_run pair-6.1-6.12 $(stock_boot 6.1) $(stock_boot 6.12) "$PAIR_PLAN_STOCK" \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-6.1/nvmet-rdma/nvmet-rdma.ko" \
+		-e RWX_EXPECT_PATHS=sge
 }
-job_pair_612_61() {
-	[ "$stock_ok" = 0 ] && [ "$ulps_612_ok" = 0 ] && [ "$stock61_ok" = 0 ] || return 0
-	pair_boot 6.12 6.1
+job_pair_debug_612_61() {
+	[ "$ulps_test_ok" = 0 ] && [ "$stock61_ok" = 0 ] || return 0
+	# shellcheck disable=SC2046
+	pair_vm_run pair-debug-6.12-6.1 "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		$(stock_boot 6.1) "$PAIR_PLAN_DEBUG" -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
+		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" \
+		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr
 }
 job_smoke_612() {	# 12
 	[ "$stock_ok" = 0 ] || return 0
@@ -697,13 +711,13 @@ job_smoke_612() {	# 12
 }
 GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_testdev_sets job_ulps_61_rxe_mr
 job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_takeover_ulps_debug_612
-job_stock_612 job_pi_testdev_612 job_packages job_nvmeof_rxe_mr job_harness_vm job_bench
+job_pair_debug_612_61 job_stock_612 job_pi_testdev_612 job_packages job_nvmeof_rxe_mr job_harness_vm job_bench
 job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_pair_61_612 job_takeover_ulps_612
 job_testdev_sets_ref job_userspace job_lint job_trace_events job_trace_events_61
 job_takeover_612 job_kunit_force_mr job_kunit_force_mr_61 job_takeover_iser_debug_612
 job_takeover_iser_debug_61 job_takeover_61 job_nvmeof_siw job_takeover_ulps_61
 job_takeover_fault_61 job_nvmeof_fault_link_delete job_nvmeof_fault_port_remove job_userspace_vm
-job_harness_host job_pair_612_61 job_smoke_612 job_smoke_61"
+job_harness_host job_smoke_612 job_smoke_61"
 
 # children_cpu FILE: CHILDREN_CPU, the CPU seconds (user and system) of
 # this shell's waited-for children so far: a job's guests (the pool is
@@ -835,8 +849,8 @@ suite pi
 # shellcheck disable=SC2086
 record_runs '^(nvmeof|iser|pi): (\[[0-9.]+s\] )?(FAILED|PI: |fio verified|.*the engine served|takeover)' $PI_RUNS
 suite pair
-record_runs '^pair: ' pair-6.1-6.12-target pair-6.1-6.12-host pair-6.12-6.1-target \
-	pair-6.12-6.1-host
+record_runs '^pair: ' pair-6.1-6.12-target pair-6.1-6.12-host pair-debug-6.12-6.1-target \
+	pair-debug-6.12-6.1-host
 # The chains: each guest's judgement, then each run in its ULP's suite
 # ("CHAIN: ULP on DEV0"), failed where the chain failed or stopped first.
 suite ulp-guests

@@ -8,8 +8,8 @@
 # usage: pair.sh [TARGET_SERIES HOST_SERIES [engine|ib_core]]
 #   default: 6.1 6.12 engine - the engine-built nvmet-rdma on 6.1 serving
 #   a host on 6.12; ib_core: the kernel's own nvmet-rdma, the reference.
-#   RWX_PAIR_NETEM: a fault of the wire, tc netem options on the target's
-#   NIC while the host runs (e.g. "loss 1%").
+#   RWX_PAIR_PLAN: the host's steps (tools/guest/pair.sh; default
+#   "fio"), e.g. "netem:loss1 portcycle reference netem:mixed engine kill".
 # Installs and builds what is missing (tools/deps.sh, the module and
 # nvmet-rdma against the target series' headers), boots both guests at
 # once (tools/guest/pair.sh), prints each one's judgement and ends with
@@ -45,12 +45,11 @@ if [ "$side" = engine ]; then
 		    -e "RWX_NVMET_RDMA=$ulps/nvmet-rdma/nvmet-rdma.ko")
 fi
 
-# RWX_PAIR_NETEM: the wire's fault (tools/guest/pair.sh)
-[ -n "${RWX_PAIR_NETEM:-}" ] && target_env+=(-e "RWX_PAIR_NETEM=$RWX_PAIR_NETEM")
-
 suite pair
 name=pair-$target_series-$host_series-$side
-pair_vm_run "$name" "$target_series" "$host_series" "${target_env[@]}" ||
+# shellcheck disable=SC2046
+pair_vm_run "$name" $(stock_boot "$target_series") $(stock_boot "$host_series") \
+	"${RWX_PAIR_PLAN:-fio}" "${target_env[@]}" ||
 	fail "$name" "a guest failed or did not run"
 for role in target host; do
 	if [ ! -f "$RWX_BUILD/vm/$name-$role/judgement" ]; then

@@ -60,23 +60,23 @@ stock_release() {
 	basename "$h" | sed 's/^linux-headers-//'
 }
 
-# pair_vm_run NAME TARGET_SERIES HOST_SERIES [target's run-vm.sh options]:
-# two guests on a wire, both at once, on Debian's stock kernels of those
-# series: NAME-target (the NVMe-oF target) and NAME-host, each running
-# tools/guest/pair.sh, joined by QEMU's dgram netdev (Ethernet frames as
-# datagrams between the two QEMUs, on Unix sockets of their own: nothing
-# outside this machine is addressed, and no other pair can share them).
-# When one end fails, the other is stopped rather than left to wait out
-# its guard.  Their judgements as vm_run leaves them; returns 1 if either
-# failed.
+# pair_vm_run NAME TARGET_KERNEL TARGET_INITRD HOST_KERNEL HOST_INITRD PLAN
+#             [target's run-vm.sh options]: two guests on a wire, both at
+# once: NAME-target (the NVMe-oF target) and NAME-host, which runs the
+# steps of PLAN (tools/guest/pair.sh), joined by QEMU's dgram netdev
+# (Ethernet frames as datagrams between the two QEMUs, on Unix sockets of
+# their own: nothing outside this machine is addressed, and no other pair
+# can share them).  When one end fails, the other is stopped rather than
+# left to wait out its guard.  Their judgements as vm_run leaves them;
+# returns 1 if either failed.
 pair_vm_run() {
-	local name=$1 ts=$2 hs=$3 wire tp hp pid left rc=0
-	shift 3
+	local name=$1 plan=$6 wire tp hp pid left rc=0
 	wire=$(mktemp -d /tmp/rwx-wire.XXXXXX) || return 1
-	pair_end "$name-target" "$ts" 52:54:00:77:00:01 "$wire/t" "$wire/h" \
-		-e RWX_PAIR_ROLE=target "$@" &
+	pair_end "$name-target" "$2" "$3" 52:54:00:77:00:01 "$wire/t" "$wire/h" \
+		-e RWX_PAIR_ROLE=target "${@:7}" &
 	tp=$!
-	pair_end "$name-host" "$hs" 52:54:00:77:00:02 "$wire/h" "$wire/t" -e RWX_PAIR_ROLE=host &
+	pair_end "$name-host" "$4" "$5" 52:54:00:77:00:02 "$wire/h" "$wire/t" \
+		-e RWX_PAIR_ROLE=host -e "RWX_PAIR_PLAN=$plan" &
 	hp=$!
 	wait -n -p pid "$tp" "$hp" || rc=1
 	left=$tp
@@ -86,11 +86,15 @@ pair_vm_run() {
 	rm -rf "$wire"
 	return $rc
 }
-# pair_end NAME SERIES MAC LOCAL_SOCKET REMOTE_SOCKET [run-vm.sh options]
+# pair_end NAME KERNEL INITRD MAC LOCAL_SOCKET REMOTE_SOCKET [run-vm.sh options]
 pair_end() {
-	local name=$1 release wire
-	release=$(stock_release "$2") || return 1
-	wire="dgram,local.type=unix,local.path=$4,remote.type=unix,remote.path=$5"
-	vm_run "$name" "/boot/vmlinuz-$release" "$(initramfs_for "$release")" \
-		"$RWX_ROOT/tools/guest/pair.sh" 900 -m "$3" -n "$wire" "${@:6}"
+	local wire="dgram,local.type=unix,local.path=$5,remote.type=unix,remote.path=$6"
+	vm_run "$1" "$2" "$3" "$RWX_ROOT/tools/guest/pair.sh" 1200 -m "$4" -n "$wire" "${@:7}"
+}
+# stock_boot SERIES: Debian's stock kernel of SERIES and its initramfs,
+# for pair_vm_run.
+stock_boot() {
+	local release
+	release=$(stock_release "$1") || return 1
+	echo "/boot/vmlinuz-$release $(initramfs_for "$release")"
 }

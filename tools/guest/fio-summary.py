@@ -16,8 +16,9 @@ def main(path, label=None):
     for job in data['jobs']:
         rd, wr = job['read'], job['write']
         err = job.get('error', 0)
-        # A verify job reads back at least what it wrote.
-        verified = wr['io_bytes'] > 0 and rd['io_bytes'] >= wr['io_bytes']
+        # A verify job reads back at least what it wrote (a verify_only
+        # job reads what an earlier one wrote, and writes nothing).
+        verified = rd['io_bytes'] > 0 and rd['io_bytes'] >= wr['io_bytes']
         ok = ok and err == 0 and verified
         print('nvmeof: fio %-16s write %7.1f MiB %8.0f IOPS %7.1f MiB/s | '
               'read+verify %7.1f MiB %8.0f IOPS %7.1f MiB/s | error %d' %

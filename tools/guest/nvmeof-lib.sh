@@ -84,24 +84,30 @@ nvmeof_ns_disk() {
 # (with RWX_PI=1 protection information enabled on it and on the port),
 # port on ADDR:4420 over RDMA.
 nvmeof_target_up() {
-	local subsys=$NVMET_CFG/subsystems/$NVMEOF_NQN port=$NVMET_CFG/ports/1
-	local pi=${RWX_PI:-0}
+	local subsys=$NVMET_CFG/subsystems/$NVMEOF_NQN
 	nvmeof_ns_disk || return 1
 	mkdir "$subsys" &&
 	echo 1 > "$subsys/attr_allow_any_host" &&
-	{ [ "$pi" = 0 ] || echo 1 > "$subsys/attr_pi_enable"; } &&
+	{ [ "${RWX_PI:-0}" = 0 ] || echo 1 > "$subsys/attr_pi_enable"; } &&
 	mkdir "$subsys/namespaces/1" &&
 	echo -n "$NVMEOF_NS_DEV" > "$subsys/namespaces/1/device_path" &&
 	echo 1 > "$subsys/namespaces/1/enable" &&
+	nvmeof_port_add "$1" || return 1
+	echo "nvmeof: target $NVMEOF_NQN, namespace 1 = $NVMEOF_NS_DEV ($(($(blockdev --getsize64 "$NVMEOF_NS_DEV") >> 20)) MiB, $NVMEOF_NS_WHAT), port rdma $1:$NVMEOF_PORT${RWX_PI:+ with PI}"
+}
+
+# nvmeof_port_add ADDR: the subsystem served on port 1, ADDR:4420 over RDMA
+# (nvmeof_port_remove takes it away).
+nvmeof_port_add() {
+	local port=$NVMET_CFG/ports/1
 	mkdir "$port" &&
 	echo rdma > "$port/addr_trtype" &&
 	echo ipv4 > "$port/addr_adrfam" &&
 	echo "$1" > "$port/addr_traddr" &&
 	echo $NVMEOF_PORT > "$port/addr_trsvcid" &&
 	{ [ -z "${RWX_INLINE_DATA:-}" ] || echo "$RWX_INLINE_DATA" > "$port/param_inline_data_size"; } &&
-	{ [ "$pi" = 0 ] || echo 1 > "$port/param_pi_enable"; } &&
-	ln -s "$subsys" "$port/subsystems/$NVMEOF_NQN" || return 1
-	echo "nvmeof: target $NVMEOF_NQN, namespace 1 = $NVMEOF_NS_DEV ($(($(blockdev --getsize64 "$NVMEOF_NS_DEV") >> 20)) MiB, $NVMEOF_NS_WHAT), port rdma $1:$NVMEOF_PORT${RWX_PI:+ with PI}"
+	{ [ "${RWX_PI:-0}" = 0 ] || echo 1 > "$port/param_pi_enable"; } &&
+	ln -s "$NVMET_CFG/subsystems/$NVMEOF_NQN" "$port/subsystems/$NVMEOF_NQN"
 }
 
 # nvmeof_pi_checks IBDEV: protection information end to end (RWX_PI=1):

@@ -1,7 +1,9 @@
 # Guest script: one end of two guests joined by a virtual Ethernet wire
-# (tools/pair.sh), each with Soft-RoCE (rxe0) on its virtio NIC: the
-# NVMe-oF target on one, the host on the other, fio verifying the data
-# that crosses the wire.
+# (vm-suite.sh's pair_vm_run), each with Soft-RoCE (rxe0) on its virtio
+# NIC: the NVMe-oF target on one, the host on the other.  The host runs
+# the steps of a plan, fio verifying the data that crosses the wire, and
+# asks the target for its part of each: the wire's faults are the
+# target's.
 #   RWX_PAIR_ROLE      target | host
 #   RWX_PAIR_TARGET    the target's address on the wire (10.77.0.1; the
 #                      host is 10.77.0.2: a private network between the
@@ -9,16 +11,35 @@
 #   RWX_ENGINE_MODULE  (target) rdma_rwx.ko
 #   RWX_NVMET_RDMA     (target) the engine-built nvmet-rdma.ko; unset: the
 #                      kernel's own (ib_core's rdma_rw), the reference
-#   RWX_FIO_JOBS       (host) fio job file (default: verify-short.fio)
-#   RWX_PAIR_NETEM     (target) the wire's fault while the host runs: tc
-#                      netem options on the target's NIC (egress), e.g.
-#                      "loss 1%" or "delay 20ms 10ms reorder 25%"; the
-#                      frames it dropped, duplicated or reordered are said
+#   RWX_EXPECT_PATHS   (target) sge | mr | sge+mr: the engine's contexts
+#                      took that path
+#   RWX_PAIR_PLAN      (host) its steps in order (default: fio):
+#     fio          fio verify across the wire (tools/guest/fio/pair.fio:
+#                  512 B to 1 MiB at queue depths 1 and 32)
+#     netem:FAULT  the same with the wire's FAULT on the target's NIC (tc
+#                  netem on its egress; netem_options below): what the
+#                  fault did, and how many contexts the engine served
+#                  under it, are said
+#     linkdown     the target's link down until the host gave its
+#                  controller up (a short ctrl-loss-tmo): the host's I/O
+#                  must fail within a bound, not hang; the link back up,
+#                  the host connects again
+#     portcycle    the target's port removed and added again under fio:
+#                  the host reconnects and every block verifies
+#     reference    the target serves on with the kernel's own nvmet-rdma
+#     engine       ... and with the engine's again
+#     kill         the host's power cut mid-I/O, no disconnect: the
+#                  target must notice and tear every queue down (its QPs
+#                  and MRs freed, no engine context left live)
+#   Before the first step the host writes a region of its own, and after
+#   every step (but kill) reads it back verified: nothing written and
+#   acknowledged may be lost across a fault.
 # The two meet over the wire, on TCP port 7777 of the target: once its
-# namespace is served, the target listens and says "ready"; the host
-# connects, runs fio, disconnects and says "done"; the target then checks
-# its engine's counters and tears down.  Each end prints "pair: ..."
-# lines, the last "pair: ROLE passed" on success.
+# namespace is served the target listens and says "ready"; the host then
+# sends one request a line ("netem loss1", "clear", "done", or "failed:
+# WHY" when it failed) and the target answers each "ok" or "failed: WHY".
+# Each end prints "pair: ..." lines, the last "pair: ROLE passed".  On a
+# debug kernel the target's run ends with a kmemleak scan.
 set -u
 . "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
 RWX_LOG_PREFIX=pair
@@ -54,68 +75,360 @@ wire_up() {
 	echo "pair: $nic $1, rxe0 on it ($(cat "/sys/class/net/$nic/address"))"
 }
 
-# netem_on, netem_off: RWX_PAIR_NETEM on the wire's NIC, and off again
-# with what it did.
-netem_on() {
-	[ -n "${RWX_PAIR_NETEM:-}" ] || return 0
-	modprobe sch_netem || return 1
-	# shellcheck disable=SC2086
-	tc qdisc add dev "$PAIR_NIC" root netem $RWX_PAIR_NETEM || return 1
-	echo "pair: the wire's fault on $PAIR_NIC: netem $RWX_PAIR_NETEM"
-}
-netem_off() {
-	[ -n "${RWX_PAIR_NETEM:-}" ] || return 0
-	echo "pair: netem on $PAIR_NIC: $(tc -s qdisc show dev "$PAIR_NIC" | grep -m1 -o 'Sent .*')"
-	tc qdisc del dev "$PAIR_NIC" root
+# --- the target
+
+# netem_options FAULT: tc netem's options for the wire's fault FAULT.
+netem_options() {
+	case $1 in
+	loss1) echo "loss 1%" ;;
+	loss10) echo "loss 10%" ;;
+	jitter) echo "delay 10ms 5ms" ;;
+	reorder) echo "delay 5ms reorder 25% 50%" ;;
+	duplicate) echo "duplicate 5%" ;;
+	mixed) echo "delay 2ms loss 1% duplicate 1% reorder 1%" ;;
+	*) return 1 ;;
+	esac
 }
 
-# target_serve: until the host said "done" (or "failed: WHY"), the
-# namespace served: the host must meet it within PAIR_MEET s and finish
-# within PAIR_TIMEOUT s; its word in PAIR_HOST_SAID.
-target_serve() {
-	PAIR_HOST_SAID=$(python3 -c '
-import socket, sys
+# netem_on FAULT, netem_off: the wire's fault on the target's NIC, and off
+# again with what it did and what the engine served meanwhile: some
+# contexts while the engine's nvmet-rdma serves, none while the kernel's
+# own does.
+netem_on() {
+	local opts
+	opts=$(netem_options "$1") || { echo "pair: no wire fault $1"; return 1; }
+	modprobe sch_netem || return 1
+	# shellcheck disable=SC2086
+	tc qdisc add dev "$PAIR_NIC" root netem $opts || return 1
+	NETEM_CONTEXTS=$(engine_contexts_if_loaded)
+	echo "pair: the wire's fault on $PAIR_NIC: netem $opts"
+}
+netem_off() {
+	local served
+	echo "pair: netem on $PAIR_NIC: $(tc -s qdisc show dev "$PAIR_NIC" | grep -m1 -o 'Sent .*')"
+	tc qdisc del dev "$PAIR_NIC" root || return 1
+	[ -n "${RWX_ENGINE_MODULE:-}" ] || return 0
+	served=$(($(engine_contexts) - NETEM_CONTEXTS))
+	echo "pair: the engine served $served contexts under the fault ($PAIR_SERVING's nvmet-rdma)"
+	case $PAIR_SERVING in
+	engine) [ "$served" -gt 0 ] ;;
+	reference) [ "$served" = 0 ] ;;
+	esac
+}
+engine_contexts_if_loaded() {
+	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then engine_contexts; else echo 0; fi
+}
+
+# link_down SECONDS: the wire cut at the target for SECONDS, every frame
+# it sends dropped (tc netem loss 100%), then whole again.  Not the NIC
+# taken down: with rxe's netdev down and up again, Debian's 6.1 and 6.12
+# kernels alike left the target's CM stuck (ib_cm waiting on a DREQ that
+# never went out, "cm_destroy_id_wait_timeout" every 10 s) and the host's
+# new connections unanswered 100 s after the link was back.
+link_down() {
+	modprobe sch_netem && tc qdisc add dev "$PAIR_NIC" root netem loss 100% || return 1
+	echo "pair: the wire cut at $PAIR_NIC for $1 s"
+	pause "$1"
+	echo "pair: netem on $PAIR_NIC: $(tc -s qdisc show dev "$PAIR_NIC" | grep -m1 -o 'Sent .*')"
+	tc qdisc del dev "$PAIR_NIC" root || return 1
+	echo "pair: the wire whole again"
+}
+
+# port_cycle SECONDS: the target's port removed, and added again after
+# SECONDS.
+port_cycle() {
+	nvmeof_port_remove || return 1
+	echo "pair: port removed for $1 s"
+	pause "$1"
+	nvmeof_port_add "$target" || return 1
+	echo "pair: port added again"
+}
+
+# target_serve_with WHICH: the namespace served by the engine's
+# nvmet-rdma (engine) or the kernel's own (reference), the host having
+# disconnected: null_blk keeps what was written.
+target_serve_with() {
+	local ko=""
+	if [ "$1" = engine ]; then
+		ko=${RWX_NVMET_RDMA:-}
+		[ -n "$ko" ] || { echo "pair: no engine-built nvmet-rdma (RWX_NVMET_RDMA)"; return 1; }
+	fi
+	nvmeof_target_down && nvmeof_target_unload && nvmeof_target_load "$ko" &&
+		nvmeof_target_up "$target" || return 1
+	PAIR_SERVING=$1
+}
+
+# rxe_resources: what rxe0 holds (rdma resource tracking's summary): its
+# PDs, QPs, CM IDs and MRs.  Not its CQs: nvmet-rdma takes them from
+# ib_core's CQ pool, which keeps them until the device goes.
+rxe_resources() {
+	rdma resource show | awk '$2 == "rxe0:" { for (i = 3; i < NF; i += 2)
+		if ($i ~ /^(pd|qp|cm_id|mr)$/) printf "%s %s ", $i, $(i + 1) }'
+}
+
+# target_host_gone: the host's power was cut mid-I/O: within 120 s the
+# target must notice (keep-alive) and have torn every queue down: rxe0
+# holds again what it held before the host came (PAIR_IDLE_RESOURCES),
+# and no engine context is left live.
+target_host_gone() {
+	local t0=$SECONDS res
+	while res=$(rxe_resources); [ "$res" != "$PAIR_IDLE_RESOURCES" ]; do
+		[ $((SECONDS - t0)) -lt 120 ] || {
+			echo "pair: 120 s after the host's power cut rxe0 holds $res, not $PAIR_IDLE_RESOURCES"
+			return 1
+		}
+		pause 1
+	done
+	echo "pair: the target tore every queue down $((SECONDS - t0)) s after the host's power cut (rxe0 back to $res)"
+	[ -z "${RWX_ENGINE_MODULE:-}" ] || engine_live_check
+}
+
+# target_request REQUEST ARG: the host's REQUEST carried out; 1 fails it.
+target_request() {
+	case $1 in
+	netem) netem_on "$2" ;;
+	clear) netem_off ;;
+	portcycle) port_cycle "$2" ;;
+	reference | engine) target_serve_with "$1" ;;
+	*) echo "pair: no request $1"; return 1 ;;
+	esac
+}
+
+# The target's end of the meeting, a coprocess: a relay between the
+# host's connection and this script (each line the host sends comes out,
+# each line of ours goes to the host), ending with "failed: WHY" when the
+# host did not come, went away or fell silent.
+PAIR_RELAY='
+import socket, sys, threading
+port, meet, timeout = map(int, sys.argv[1:4])
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", int(sys.argv[1])))
+s.bind(("0.0.0.0", port))
 s.listen(1)
-s.settimeout(int(sys.argv[2]))
+s.settimeout(meet)
 try:
     c, _ = s.accept()
 except socket.timeout:
-    sys.exit("(no host within %s s)" % sys.argv[2])
-c.settimeout(int(sys.argv[3]))
-c.sendall(b"ready\n")
-try:
-    print(c.makefile().readline().strip() or "(the host went away)")
-except socket.timeout:
-    print("(the host did not finish within %s s)" % sys.argv[3])
-' "$PAIR_PORT" "$PAIR_MEET" "$PAIR_TIMEOUT" 2>&1)
+    print("failed: (no host within %d s)" % meet, flush=True)
+    sys.exit(0)
+c.settimeout(timeout)
+rd, wr = c.makefile("r"), c.makefile("w")
+def answers():
+    for line in sys.stdin:
+        wr.write(line)
+        wr.flush()
+wr.write("ready\n")
+wr.flush()
+threading.Thread(target=answers, daemon=True).start()
+while True:
+    try:
+        line = rd.readline().strip() or "failed: (the host went away)"
+    except OSError:
+        line = "failed: (nothing from the host for %d s)" % timeout
+    print(line, flush=True)
+    if line.startswith("failed:"):
+        break
+'
+
+# target_serve: the host's requests until it says "done" (0), or its
+# power was cut (target_host_gone's status).
+target_serve() {
+	local request arg answer
+	coproc PAIR_LINK { exec python3 -c "$PAIR_RELAY" "$PAIR_PORT" "$PAIR_MEET" "$PAIR_TIMEOUT"; }
+	# fds of our own: bash drops the coprocess's once it has exited
+	exec {LINK_IN}<&"${PAIR_LINK[0]}" {LINK_OUT}>&"${PAIR_LINK[1]}"
+	while read -r -u "$LINK_IN" request arg; do
+		echo "pair: the host asks: $request $arg"
+		case $request in
+		done)
+			echo ok >&"$LINK_OUT"
+			return 0 ;;
+		failed:) pair_fail "the host: $arg" ;;
+		linkdown)
+			# answered first, the host watching its controller go,
+			# and again ("back") once the link is up
+			echo ok >&"$LINK_OUT"
+			link_down "$arg" || pair_fail "link down and up"
+			echo back >&"$LINK_OUT" ;;
+		kill)
+			echo ok >&"$LINK_OUT"
+			target_host_gone
+			return ;;
+		*)
+			answer=ok
+			target_request "$request" "$arg" || answer="failed: $request $arg"
+			echo "$answer" >&"$LINK_OUT"
+			[ "$answer" = ok ] || pair_fail "$request $arg" ;;
+		esac
+	done
+	pair_fail "the host's connection ended without \"done\""
 }
 
 run_target() {
+	kmemleak_start
 	nvmeof_modules || pair_fail "loading modules"
 	nvmeof_target_load "${RWX_NVMET_RDMA:-}" || pair_fail "loading nvmet-rdma"
+	PAIR_SERVING=reference
+	[ -n "${RWX_NVMET_RDMA:-}" ] && PAIR_SERVING=engine
 	wire_up "$target" || pair_fail "the wire"
 	nvmeof_target_up "$target" || pair_fail "target setup"
-	netem_on || pair_fail "netem on $PAIR_NIC"
-	target_serve
-	netem_off || pair_fail "netem off $PAIR_NIC"
-	echo "pair: the host said: $PAIR_HOST_SAID"
-	[ "$PAIR_HOST_SAID" = "done" ] || pair_fail "the host did not finish"
+	PAIR_IDLE_RESOURCES=$(rxe_resources)
+	echo "pair: rxe0 holds $PAIR_IDLE_RESOURCES before the host comes"
+	target_serve || pair_fail "the host's power cut"
 	if [ -n "${RWX_NVMET_RDMA:-}" ]; then
 		[ "$(engine_contexts)" -gt 0 ] || pair_fail "the engine set no context up"
 		engine_no_errors || pair_fail "engine errors"
 		echo "pair: the engine served the host: $(engine_contexts) contexts, no error"
+		[ -z "${RWX_EXPECT_PATHS:-}" ] || engine_expect_paths "$RWX_EXPECT_PATHS" ||
+			pair_fail "the engine's paths"
 	fi
 	nvmeof_target_down || pair_fail "target teardown"
 	nvmeof_target_unload || pair_fail "unloading nvmet-rdma"
 	nvmeof_modules_unload || pair_fail "unloading modules"
+	kmemleak_check
+	[ -w /sys/kernel/debug/kmemleak ] && echo "pair: kmemleak scanned after the teardown"
 	echo "pair: target passed"
 }
 
+# --- the host
+
+# Block sizes of the fio steps: 512 B to 1 MiB; on a wire that loses a
+# tenth of its frames up to 16 KiB (rxe resends a lost packet and all
+# after it: a 1 MiB I/O there outlasted nvme's I/O timeout, over and over).
+PAIR_BS_ALL=512/10:4k/30:16k/15:64k/20:256k/15:1m/10
+PAIR_BS_SMALL=512/20:4k/50:16k/30
+# The region written before the first step, read back after each.
+PAIR_ACKED_MB=768
+
+# pair_fio MB VERIFY_ONLY BSSPLIT: pair.fio on the region at MB MiB (the
+# queue depth 1 job there, the queue depth 32 job 2 MiB on).
+pair_fio() {
+	PAIR_OFFSET_QD1=$1m PAIR_OFFSET_QD32=$(($1 + 2))m PAIR_VERIFY_ONLY=$2 \
+		PAIR_BSSPLIT=$3 nvmeof_fio "$RWX_ROOT/tools/guest/fio/pair.fio"
+}
+
+# pair_ask REQUEST [ARG]: the target carried REQUEST out ("ok").
+pair_ask() {
+	local answer
+	echo "$*" >&"$PAIR_FD" || return 1
+	read -r -t "$PAIR_TIMEOUT" -u "$PAIR_FD" answer || answer="(no answer in $PAIR_TIMEOUT s)"
+	[ "$answer" = ok ] && return 0
+	echo "pair: the target answered \"$*\" with: $answer"
+	return 1
+}
+
+# host_connect [nvme connect options]: to the target's namespace, with a
+# keep-alive timeout of 5 s.
+host_connect() {
+	nvmeof_host_connect "$target" --keep-alive-tmo=5 "$@"
+}
+
+# fio_across MB REQUEST ARG: fio passes on the region at MB while the
+# target carries REQUEST out: every pass must verify, the last one
+# starting after the target's answer.
+fio_across() {
+	local pid rc=0
+	rm -f /tmp/pair-asked /tmp/fio-across-*.log
+	(pass=0
+	 while [ $pass = 0 ] || [ ! -e /tmp/pair-asked ]; do
+		pass=$((pass + 1))
+		pair_fio "$1" 0 "$PAIR_BS_ALL" > "/tmp/fio-across-$pass.log" 2>&1 || exit 1
+	 done) &
+	pid=$!
+	pause 2
+	pair_ask "$2" "$3" || rc=1
+	touch /tmp/pair-asked
+	wait_gone $pid 300 || { echo "pair: fio still running 300 s after $2: hung"; pkill -KILL -x fio; rc=1; }
+	wait $pid || rc=1
+	cat /tmp/fio-across-*.log
+	return $rc
+}
+
+# host_portcycle MB: the target's port away for 3 s under fio: the host
+# reconnects, every block verifies.
+host_portcycle() {
+	local before
+	before=$(dmesg | grep -c 'Successfully reconnected')
+	fio_across "$1" portcycle 3 || return 1
+	[ "$(dmesg | grep -c 'Successfully reconnected')" -gt "$before" ] ||
+		{ echo "pair: the host never reconnected"; return 1; }
+	echo "pair: the target's port went and came back, the host reconnected, fio verified across it"
+}
+
+# host_linkdown MB: connected with the shortest ctrl-loss-tmo (one
+# reconnect attempt), under fio load the target's link goes down for
+# PAIR_LINK_DOWN s: the host's I/O must fail and its controller go before
+# the link is back, then the host connects again.  An attempt to
+# reconnect over a dead link ends when rdma_cm's REQ retries do, 80-120 s
+# on; the controller goes after it.
+PAIR_LINK_DOWN=180
+host_linkdown() {
+	local pid t0 gone back=""
+	nvmeof_host_disconnect && host_connect --ctrl-loss-tmo=1 --reconnect-delay=1 || return 1
+	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --offset="$1m" --size=8m \
+		--thread --ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
+		--time_based --runtime=300 > /tmp/fio-linkdown.log 2>&1) &
+	pid=$!
+	pause 2
+	pair_ask linkdown $PAIR_LINK_DOWN || return 1
+	t0=$SECONDS
+	wait_gone $pid $PAIR_LINK_DOWN ||
+		{ echo "pair: fio still running $PAIR_LINK_DOWN s after the link went down: hung"; return 1; }
+	grep -q 'io_u error' /tmp/fio-linkdown.log ||
+		{ echo "pair: fio ended without an I/O error:"; tail -5 /tmp/fio-linkdown.log; return 1; }
+	while [ -n "$(nvmeof_ctrl)" ]; do
+		[ $((SECONDS - t0)) -lt $PAIR_LINK_DOWN ] ||
+			{ echo "pair: the controller still there when the link came back"; return 1; }
+		pause 1
+	done
+	gone=$((SECONDS - t0))
+	[ "$gone" -lt $PAIR_LINK_DOWN ] ||
+		{ echo "pair: the host gave up after ${gone} s, not before the link came back"; return 1; }
+	echo "pair: the link down: I/O failed, the host gave its controller up after ${gone} s: $(grep -m1 -o 'io_u error.*' /tmp/fio-linkdown.log)"
+	read -r -t $((PAIR_LINK_DOWN + 60)) -u "$PAIR_FD" back && [ "$back" = back ] ||
+		{ echo "pair: the target did not say its link was back (\"${back:-}\")"; return 1; }
+	host_connect --ctrl-loss-tmo=60 --reconnect-delay=1 || return 1
+	echo "pair: the link back up after $((SECONDS - t0)) s, the host connected again"
+}
+
+# host_kill MB: fio on the region, and while it runs the target is told,
+# and this script ends without disconnecting: guest-init then reboots at
+# once (sysrq b), the power cut.
+host_kill() {
+	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --offset="$1m" --size=8m \
+		--thread --ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
+		--time_based --runtime=300 > /dev/null 2>&1) &
+	pause 3
+	kill -0 $! || { echo "pair: fio ended before the power cut"; return 1; }
+	pair_ask kill || return 1
+	echo "pair: host's power cut mid-I/O (fio running, no disconnect)"
+	echo "pair: host passed"
+	exit 0
+}
+
+# host_step STEP MB: one step of the plan, its fio on the region at MB.
+host_step() {
+	case $1 in
+	fio) pair_fio "$2" 0 "$PAIR_BS_ALL" ;;
+	netem:*)
+		local rc=0 bs=$PAIR_BS_ALL
+		[ "$1" = netem:loss10 ] && bs=$PAIR_BS_SMALL
+		pair_ask netem "${1#netem:}" || return 1
+		pair_fio "$2" 0 "$bs" || rc=1
+		pair_ask clear || rc=1
+		return $rc ;;
+	linkdown) host_linkdown "$2" ;;
+	portcycle) host_portcycle "$2" ;;
+	reference | engine)
+		nvmeof_host_disconnect && pair_ask "$1" &&
+			host_connect --ctrl-loss-tmo=60 --reconnect-delay=1 ;;
+	kill) host_kill "$2" ;;
+	*) echo "pair: no step $1"; return 1 ;;
+	esac
+}
+
 # host_meet: the target's "ready" over the wire (fd PAIR_FD kept open
-# for "done"), retried while the target boots, for PAIR_MEET s.
+# for the requests), retried while the target boots, for PAIR_MEET s.
 host_meet() {
 	local line deadline=$((SECONDS + PAIR_MEET))
 	while [ "$SECONDS" -lt "$deadline" ]; do
@@ -132,15 +445,22 @@ host_meet() {
 }
 
 run_host() {
+	local step i=0 t0
 	nvmeof_modules || pair_fail "loading modules"
 	wire_up "${target%.*}.2" || pair_fail "the wire"
 	host_meet || pair_fail "meeting the target"
-	nvmeof_host_connect "$target" || pair_fail "connecting to the target"
-	nvmeof_fio "${RWX_FIO_JOBS:-$RWX_ROOT/tools/guest/fio/verify-short.fio}" ||
-		pair_fail "fio across the wire"
-	echo "pair: fio verified across the wire"
+	host_connect --ctrl-loss-tmo=60 --reconnect-delay=1 || pair_fail "connecting to the target"
+	pair_fio $PAIR_ACKED_MB 0 "$PAIR_BS_ALL" || pair_fail "fio across the wire"
+	for step in ${RWX_PAIR_PLAN:-fio}; do
+		t0=$SECONDS
+		echo "pair: step $step"
+		host_step "$step" $((i * 8)) || pair_fail "$step"
+		pair_fio $PAIR_ACKED_MB 1 "$PAIR_BS_ALL" || pair_fail "what was written before $step"
+		echo "pair: step $step passed in $((SECONDS - t0)) s, what was written before it verified"
+		i=$((i + 1))
+	done
 	nvmeof_host_disconnect || pair_fail "disconnecting"
-	echo "done" >&"$PAIR_FD"
+	pair_ask "done" || pair_fail "the target's end"
 	exec {PAIR_FD}>&-
 	echo "pair: host passed"
 }
