@@ -10,7 +10,9 @@
 #   make docs         API reference from the kernel-doc comments, in build/Documentation
 #   make bench        RW context cost, rdma_rwx against ib_core, in a QEMU guest
 #   make pair         two guests on a wire: the engine's NVMe-oF target on one
-#                     stock kernel, the host on another (PAIR="6.1 6.12 engine")
+#                     kernel, the host on another (PAIR="6.1 6.12 engine",
+#                     RWX_PAIR_PLAN="fio netem:loss1 kill": tools/guest/pair.sh)
+#   make soak         the wire's whole fault matrix, four pairs (tools/soak.sh)
 #   make ulps         the kernel's users of rdma_rw (nvmet-rdma, ib_isert,
 #                     ib_srpt, rpcrdma; ksmbd where SMB Direct is on), from
 #                     Debian's linux-source, built to run on the engine
@@ -22,7 +24,7 @@ KDIR ?= $(firstword \
 	$(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1))
 
-.PHONY: all modules clean deps check demo docs bench kdir-check ulps pair
+.PHONY: all modules clean deps check demo docs bench kdir-check ulps pair soak
 
 all: modules
 
@@ -59,6 +61,9 @@ bench:
 PAIR ?= 6.1 6.12 engine
 pair:
 	bash tools/pair.sh $(PAIR)
+
+soak:
+	bash tools/soak.sh
 
 docs: deps
 	bash tools/docs.sh "$$(tools/kernel/build-test-kernel.sh --source)"

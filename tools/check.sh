@@ -680,12 +680,13 @@ job_takeover_ulps_61() {
 # - the engine-built nvmet-rdma on stock 6.1 serving a host on stock 6.12
 #   (SGE path), the wire delaying, reordering, duplicating and losing
 #   frames, alternating with the kernel's own nvmet-rdma under the same
-#   fault; then the target's port removed and added again under fio;
+#   fault; then the target's port removed and added again under fio; then
+#   iSER (the engine-built ib_isert) across the wire;
 # - on the 6.12 debug kernel (force_mr: the MR path) serving a host on
 #   stock 6.1, the link down past the host's ctrl-loss-tmo, then the
 #   host's power cut mid-I/O: the target tears every queue down, and
 #   kmemleak finds nothing.
-PAIR_PLAN_STOCK="netem:mixed reference netem:mixed engine portcycle"
+PAIR_PLAN_STOCK="netem:mixed reference netem:mixed engine portcycle iser"
 PAIR_PLAN_DEBUG="fio linkdown kill"
 job_pair_61_612() {
 	[ "$stock61_ok" = 0 ] && [ "$ulps_61_ok" = 0 ] && [ "$stock_ok" = 0 ] || return 0
@@ -693,7 +694,7 @@ job_pair_61_612() {
 	pair_vm_run pair-6.1-6.12 $(stock_boot 6.1) $(stock_boot 6.12) "$PAIR_PLAN_STOCK" \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.1/drivers/rwx/rdma_rwx.ko" \
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-6.1/nvmet-rdma/nvmet-rdma.ko" \
-		-e RWX_EXPECT_PATHS=sge
+		-e "RWX_ISERT_MODULE=$RWX_BUILD/ulps-6.1/ib_isert/ib_isert.ko" -e RWX_EXPECT_PATHS=sge
 }
 job_pair_debug_612_61() {
 	[ "$ulps_test_ok" = 0 ] && [ "$stock61_ok" = 0 ] || return 0

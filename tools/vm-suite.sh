@@ -67,8 +67,8 @@ stock_release() {
 # (Ethernet frames as datagrams between the two QEMUs, on Unix sockets of
 # their own: nothing outside this machine is addressed, and no other pair
 # can share them).  When one end fails, the other is stopped rather than
-# left to wait out its guard.  Their judgements as vm_run leaves them;
-# returns 1 if either failed.
+# left to wait out its guard (PAIR_GUARD s, default 1200).  Their
+# judgements as vm_run leaves them; returns 1 if either failed.
 pair_vm_run() {
 	local name=$1 plan=$6 wire tp hp pid left rc=0
 	wire=$(mktemp -d /tmp/rwx-wire.XXXXXX) || return 1
@@ -89,7 +89,8 @@ pair_vm_run() {
 # pair_end NAME KERNEL INITRD MAC LOCAL_SOCKET REMOTE_SOCKET [run-vm.sh options]
 pair_end() {
 	local wire="dgram,local.type=unix,local.path=$5,remote.type=unix,remote.path=$6"
-	vm_run "$1" "$2" "$3" "$RWX_ROOT/tools/guest/pair.sh" 1200 -m "$4" -n "$wire" "${@:7}"
+	vm_run "$1" "$2" "$3" "$RWX_ROOT/tools/guest/pair.sh" "${PAIR_GUARD:-1200}" -m "$4" \
+		-n "$wire" "${@:7}"
 }
 # stock_boot SERIES: Debian's stock kernel of SERIES and its initramfs,
 # for pair_vm_run.

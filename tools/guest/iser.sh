@@ -23,26 +23,19 @@
 #   ISCSID_DEBUG       iscsid -d level (default 1); its log is iscsid.log in
 #                      the run's output directory
 #
-# The guest root is the host's, read-only: every piece of state iscsid and
-# iscsiadm write lives in tmpfs (bind-mounted over /etc/iscsi).  The target
-# is made in configfs directly, as targetcli would make it: under TCG its
-# Python took 30-45 s of a debug guest to do it, 100 s on a loaded host.
-# On failure the script reports and exits without tearing down: the VM is
-# thrown away.
+# The target and the initiator are tools/guest/iser-lib.sh's.  On failure
+# the script reports and exits without tearing down: the VM is thrown
+# away.
 set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 RWX_LOG_PREFIX=iser
 . "$RWX_ROOT/tools/guest/engine-lib.sh"
 . "$RWX_ROOT/tools/guest/ulp-lib.sh"
+. "$RWX_ROOT/tools/guest/iser-lib.sh"
 
-TGT_IQN=iqn.2003-01.org.linux-iscsi.rwx:iser-target
-INI_IQN=iqn.2003-01.org.linux-iscsi.rwx:iser-initiator
-ADDR=$ULP_ADDR
-PORT=3260
-PORTAL=$ADDR:$PORT
-CFS_TPG=/sys/kernel/config/target/iscsi/$TGT_IQN/tpgt_1
+PORTAL=$ULP_ADDR:3260
 OUT=${RWX_OUT:-/tmp}
-STATE=/tmp/iser
+STATE=$ISER_STATE
 SIZE_MB=${ISER_FIO_SIZE:-32}
 
 diagnose() {
@@ -97,28 +90,10 @@ iser_pi_checks() {
 	say "PI: $format on ${dev#/dev/}; a guard damaged on the wire reported by the target (write) and the initiator (read), each I/O failed, the block intact"
 }
 
-# --- writable state over the read-only root
-say "preparing writable state"
-for tool in iscsid iscsiadm fio; do
-	command -v $tool >/dev/null || die "$tool is not installed on the host (open-iscsi, fio)"
-done
-[ -d /etc/iscsi ] || die "/etc/iscsi missing on the host (open-iscsi)"
-mkdir -p "$STATE/etc-iscsi" "$STATE/fio"
-# iscsid is started by hand below, so no startup command for iscsiadm.
-sed 's|^iscsid.startup = .*|iscsid.startup = /bin/true|' /etc/iscsi/iscsid.conf \
-	> "$STATE/etc-iscsi/iscsid.conf"
-echo "InitiatorName=$INI_IQN" > "$STATE/etc-iscsi/initiatorname.iscsi"
-mount --bind "$STATE/etc-iscsi" /etc/iscsi || die "bind mount over /etc/iscsi"
-mkdir -p /run/lock/iscsi
-
 # --- modules and the RDMA device
 say "loading modules"
 setup_rdma_engine
-run modprobe target_core_mod
-run modprobe target_core_iblock
-run modprobe iscsi_target_mod
-load_ulp "${ISERT_MODULE:-}" ib_isert
-isert_name=$ULP_NAME
+iser_target_modules "${ISERT_MODULE:-}"
 if [ "${RWX_PI:-0}" = 1 ]; then
 	run modprobe ib_iser pi_enable=1
 	pi_disk 64 || die "no disk with T10-PI"
@@ -130,76 +105,10 @@ fi
 # No udev in the guest: the SCSI disk driver is not autoloaded.
 run modprobe sd_mod
 
-# --- target: LIO in configfs: a block backstore, the target's portal
-# group with an iSER portal, LUN 0 and the initiator's ACL
-say "configuring the LIO target"
-CFS=/sys/kernel/config/target
-[ -d "$CFS" ] || mount -t configfs none /sys/kernel/config || die "mount configfs"
-bs=$CFS/core/iblock_0/disk0
-run mkdir -p "$bs"
-echo "udev_path=$backing" > "$bs/control" || die "iblock control"
-echo 1 > "$bs/enable" || die "iblock enable"
-run mkdir -p "$CFS_TPG/np/$PORTAL" "$CFS_TPG/lun/lun_0" "$CFS_TPG/acls/$INI_IQN/lun_0"
-echo 1 > "$CFS_TPG/np/$PORTAL/iser" || die "iSER on $PORTAL"
-run ln -s "$bs" "$CFS_TPG/lun/lun_0/disk0"
-run ln -s "$CFS_TPG/lun/lun_0" "$CFS_TPG/acls/$INI_IQN/lun_0/lun_0"
-echo 0 > "$CFS_TPG/attrib/authentication" || die "authentication off"
-echo "${RWX_PI:-0}" > "$CFS_TPG/attrib/t10_pi" || die "t10_pi ${RWX_PI:-0}"
-echo 1 > "$CFS_TPG/enable" || die "enable tpg1"
-[ "$(cat "$CFS_TPG/np/$PORTAL/iser" 2>/dev/null)" = 1 ] || die "portal $PORTAL has no iSER"
-[ -e "$CFS_TPG/lun/lun_0" ] || die "no LUN 0"
-[ -d "$CFS_TPG/acls/$INI_IQN" ] || die "no ACL for $INI_IQN"
-[ "$(cat "$CFS_TPG/enable")" = 1 ] || die "tpg1 not enabled"
-[ "$(cat "$CFS_TPG/attrib/authentication")" = 0 ] || die "authentication not off"
-[ "$(cat "$CFS_TPG/attrib/t10_pi")" = "${RWX_PI:-0}" ] || die "t10_pi is not ${RWX_PI:-0}"
-say "target ready: $TGT_IQN on $PORTAL (iser=1)"
-
-# --- initiator: iscsid + iscsiadm over iSER
-say "starting iscsid"
-# Its own session: iscsid's shutdown does killpg(0, SIGTERM) (its -g gid,
-# 0 by default), which would otherwise kill this script too.  In the
-# foreground it writes no pid file: wait for its control socket.
-# SCHED_IDLE: ib_isert (6.1 and 6.12 alike, not the engine) mishandles a
-# logout response whose send is flushed: it releases the logout command
-# while the command is still on its connection's list (WARNING in
-# iscsit_release_cmd) and never finishes the logout.  The flush happens
-# when the initiator disconnects before the target has seen the response's
-# completion.  A HCA acknowledges in hardware long before iscsid can react
-# to the response, but rxe acknowledges and completes in kernel work, which
-# on the guest's one CPU competes with iscsid; at idle priority iscsid
-# runs only once that work is done.
-setsid chrt --idle 0 iscsid -f -d "${ISCSID_DEBUG:-1}" > "$OUT/iscsid.log" 2>&1 &
-iscsid_pid=$!
-for _ in {1..100}; do
-	grep -q '@ISCSIADM_ABSTRACT_NAMESPACE' /proc/net/unix && break
-	kill -0 $iscsid_pid 2>/dev/null || die "iscsid exited (see iscsid.log)"
-	sleep 0.1
-done
-grep -q '@ISCSIADM_ABSTRACT_NAMESPACE' /proc/net/unix || die "iscsid is not listening"
-# The node record by hand, on the iser interface: SendTargets discovery
-# would run over iSCSI/TCP (iscsi_tcp), which is not what is under test.
-say "node record for $TGT_IQN at $PORTAL, transport iser"
-run iscsiadm -m node -o new -T "$TGT_IQN" -p "$PORTAL" -I iser
-say "login over iSER"
-run iscsiadm -m node -T "$TGT_IQN" -p "$PORTAL" --login
-sessions=$(iscsiadm -m session 2>&1)
-printf 'iser:   %s\n' "$sessions"
-case $sessions in iser:*) ;; *) die "the session is not on the iser transport" ;; esac
-dmesg | grep -q 'iSCSI Initiator over iSER' || die "no iSER SCSI host in dmesg"
-
-wait_scsi_disk '/sys/class/iscsi_session/session*/device/target*/*/block/*'
-# Runtime PM stays on for the initiator's SCSI target and disk.  Debian's
-# 6.1 can find the target's runtime-PM idle work still queued when logout
-# removes the target, and flushes it from the iSCSI control workqueue
-# (WQ_MEM_RECLAIM) while pm_wq is not: a WARNING in check_flush_dependency,
-# in the initiator, after a clean run (1 run in about 10).  "on" holds a
-# usage count, so no idle work is ever queued.
-held=0
-for ctl in /sys/class/iscsi_session/session*/device/target*/power/control \
-	   /sys/class/iscsi_session/session*/device/target*/*/power/control; do
-	[ -w "$ctl" ] && echo on > "$ctl" && held=$((held + 1))
-done
-say "runtime PM held on for $held initiator SCSI devices"
+# --- target: LIO in configfs; initiator: iscsid + iscsiadm over iSER
+iser_target_up "$PORTAL" "$backing"
+iser_initiator_start "$OUT/iscsid.log"
+iser_login "$PORTAL"
 
 # --- data: fio with crc32c verification
 cd "$STATE/fio" || die "cd $STATE/fio"
@@ -212,44 +121,21 @@ if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${ISERT_MODULE:-}${RWX_TAKEOVER_MODU
 fi
 [ "${RWX_PI:-0}" = 1 ] && iser_pi_checks
 # The logout on one CPU: on two, iscsid at idle priority still runs
-# beside rxe's completion work (the race above; seen once in make check,
-# WARNING in iscsit_release_cmd at the module unload).  CPU 1 back after
-# the teardown.
+# beside rxe's completion work (iser_initiator_start's race; seen once in
+# make check, WARNING in iscsit_release_cmd at the module unload).  CPU 1
+# back after the teardown.
 cpu1=/sys/devices/system/cpu/cpu1/online
 if [ -w $cpu1 ] && [ "$(cat $cpu1)" = 1 ]; then
 	echo 0 > $cpu1 || die "taking CPU 1 offline for the logout"
 else
 	cpu1=""
 fi
-say "logout"
-run iscsiadm -m node -T "$TGT_IQN" -p "$PORTAL" --logout
-run iscsiadm -m node -o delete
-say "stopping iscsid"
-# Back at normal priority: at idle priority its exit can wait behind
-# whatever else runs (a run once hung here for 12 minutes).
-chrt --other -p 0 $iscsid_pid
-kill $iscsid_pid
-for _ in {1..600}; do
-	kill -0 $iscsid_pid 2>/dev/null || break
-	sleep 0.1
-done
-if kill -0 $iscsid_pid 2>/dev/null; then
-	say "iscsid: $(tr '\n' ' ' < /proc/$iscsid_pid/status | grep -o 'State:[^:]*')"
-	cat /proc/$iscsid_pid/stack 2>/dev/null
-	die "iscsid did not exit within 60 s of SIGTERM"
-fi
-wait $iscsid_pid 2>/dev/null
-grep -q '@ISCSIADM_ABSTRACT_NAMESPACE' /proc/net/unix && die "iscsid still listening"
-say "clearing the target"
-echo 0 > "$CFS_TPG/enable" || die "disable tpg1"
-rm "$CFS_TPG/acls/$INI_IQN/lun_0/lun_0" "$CFS_TPG/lun/lun_0/disk0" || die "unlink LUN 0"
-rmdir "$CFS_TPG/acls/$INI_IQN/lun_0" "$CFS_TPG/acls/$INI_IQN" "$CFS_TPG/lun/lun_0" \
-	"$CFS_TPG/np/$PORTAL" "$CFS_TPG" "$CFS/iscsi/$TGT_IQN" "$CFS/iscsi" ||
-	die "rmdir the iscsi configfs tree"
-rmdir "$bs" "$CFS/core/iblock_0" || die "rmdir the backstore"
+iser_logout "$PORTAL"
+iser_initiator_stop
+iser_target_down "$PORTAL"
 say "unloading modules ($(awk '$1 ~ /target|tcm|isert|iser|iscsi|srpt|vhost|rxe|null_blk|rdma|ib_/ {printf "%s ", $1}' /proc/modules))"
 # LIO loads every backstore module, iscsid loads iscsi_tcp.
-rmmod_wait "$isert_name" iscsi_target_mod \
+rmmod_wait "$ISERT_NAME" iscsi_target_mod \
 	target_core_iblock target_core_file target_core_pscsi target_core_user uio \
 	target_core_mod \
 	ib_iser iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi scsi_debug

@@ -13,6 +13,8 @@
 #                      kernel's own (ib_core's rdma_rw), the reference
 #   RWX_EXPECT_PATHS   (target) sge | mr | sge+mr: the engine's contexts
 #                      took that path
+#   RWX_ISERT_MODULE   (target) the engine-built ib_isert.ko, for the iser
+#                      step; unset: the kernel's own
 #   RWX_PAIR_PLAN      (host) its steps in order (default: fio):
 #     fio          fio verify across the wire (tools/guest/fio/pair.fio:
 #                  512 B to 1 MiB at queue depths 1 and 32)
@@ -28,6 +30,10 @@
 #                  the host reconnects and every block verifies
 #     reference    the target serves on with the kernel's own nvmet-rdma
 #     engine       ... and with the engine's again
+#     iser         iSER: the target serves a LUN of its own over LIO and
+#                  ib_isert (RWX_ISERT_MODULE, or the kernel's own), the
+#                  host logs in over iSER (open-iscsi) and fio verifies
+#                  the disk; the target's engine must have served it
 #     kill         the host's power cut mid-I/O, no disconnect: the
 #                  target must notice and tear every queue down (its QPs
 #                  and MRs freed, no engine context left live)
@@ -43,6 +49,8 @@
 set -u
 . "$RWX_ROOT/tools/guest/nvmeof-lib.sh"
 RWX_LOG_PREFIX=pair
+. "$RWX_ROOT/tools/guest/ulp-lib.sh"
+. "$RWX_ROOT/tools/guest/iser-lib.sh"
 PAIR_PORT=7777
 PAIR_MEET=300
 PAIR_TIMEOUT=600
@@ -58,6 +66,12 @@ pair_fail() {
 		[ -n "${PAIR_FD:-}" ] && echo "failed: $*" 2> /dev/null >&"$PAIR_FD"
 	fi
 	exit 1
+}
+
+# diagnose: for ulp-lib's die (the iser step): what iSER left.
+diagnose() {
+	iscsiadm -m session -P 1 2>&1 | indent
+	dmesg | grep -iE 'isert|iser|iscsi|target' | tail -n 20 | indent
 }
 
 # wire_up ADDR: the virtio NIC up with ADDR/24, rxe0 on it.
@@ -82,8 +96,10 @@ netem_options() {
 	case $1 in
 	loss1) echo "loss 1%" ;;
 	loss10) echo "loss 10%" ;;
-	jitter) echo "delay 10ms 5ms" ;;
-	reorder) echo "delay 5ms reorder 25% 50%" ;;
+	# with a rate netem keeps the frames in order (each leaves after the
+	# one before it): jitter alone would reorder most of them
+	jitter) echo "delay 10ms 5ms rate 1gbit" ;;
+	reorder) echo "delay 5ms reorder 5%" ;;
 	duplicate) echo "duplicate 5%" ;;
 	mixed) echo "delay 2ms loss 1% duplicate 1% reorder 1%" ;;
 	*) return 1 ;;
@@ -183,6 +199,32 @@ target_host_gone() {
 	[ -z "${RWX_ENGINE_MODULE:-}" ] || engine_live_check
 }
 
+# iser_target_start: a LUN of its own (a second memory-backed null_blk,
+# made in null_blk's configfs, which names the disk after its directory
+# on 6.1 and 6.12: nullb1) served over iSER on the wire.
+ISER_NULLB=/sys/kernel/config/nullb/nullb1
+iser_target_start() {
+	mkdir "$ISER_NULLB" && echo 1 > "$ISER_NULLB/memory_backed" &&
+		echo 256 > "$ISER_NULLB/size" && echo 1 > "$ISER_NULLB/power" || return 1
+	iser_target_modules "${RWX_ISERT_MODULE:-}"
+	iser_target_up "$target:3260" /dev/nullb1
+	ISER_CONTEXTS=$(engine_contexts_if_loaded)
+}
+# iser_target_stop: the LUN and LIO gone, having served the host through
+# the engine when its ib_isert did.
+iser_target_stop() {
+	local served
+	served=$(($(engine_contexts_if_loaded) - ISER_CONTEXTS))
+	iser_target_down "$target:3260"
+	rmmod_wait "$ISERT_NAME" iscsi_target_mod target_core_iblock target_core_file \
+		target_core_pscsi target_core_user uio target_core_mod
+	echo 0 > "$ISER_NULLB/power" && rmdir "$ISER_NULLB" || return 1
+	if [ -n "${RWX_ISERT_MODULE:-}" ]; then
+		echo "pair: the engine served iSER $served contexts"
+		[ "$served" -gt 0 ] || return 1
+	fi
+}
+
 # target_request REQUEST ARG: the host's REQUEST carried out; 1 fails it.
 target_request() {
 	case $1 in
@@ -190,6 +232,8 @@ target_request() {
 	clear) netem_off ;;
 	portcycle) port_cycle "$2" ;;
 	reference | engine) target_serve_with "$1" ;;
+	iser) iser_target_start ;;
+	iser-stop) iser_target_stop ;;
 	*) echo "pair: no request $1"; return 1 ;;
 	esac
 }
@@ -292,19 +336,25 @@ run_target() {
 
 # --- the host
 
-# Block sizes of the fio steps: 512 B to 1 MiB; on a wire that loses a
-# tenth of its frames up to 16 KiB (rxe resends a lost packet and all
-# after it: a 1 MiB I/O there outlasted nvme's I/O timeout, over and over).
-PAIR_BS_ALL=512/10:4k/30:16k/15:64k/20:256k/15:1m/10
-PAIR_BS_SMALL=512/20:4k/50:16k/30
+# The fio steps' load (pair_fio): full - 512 B to 1 MiB, 1 MiB at queue
+# depth 1 and 4 MiB at 32; light, on a wire that loses a tenth of its
+# frames - up to 4 KiB, 128 and 512 KiB.  rxe resends a lost packet and
+# all after it once its ACK timeout (about 2 s here) is out: the full
+# load there outlasted nvme's I/O timeout over and over, for 10 minutes.
+PAIR_LOAD_FULL="512/10:4k/30:16k/15:64k/20:256k/15:1m/10 1m 4m"
+PAIR_LOAD_LIGHT="512/30:4k/70 128k 512k"
 # The region written before the first step, read back after each.
 PAIR_ACKED_MB=768
 
-# pair_fio MB VERIFY_ONLY BSSPLIT: pair.fio on the region at MB MiB (the
+# pair_fio MB VERIFY_ONLY [light]: pair.fio on the region at MB MiB (the
 # queue depth 1 job there, the queue depth 32 job 2 MiB on).
 pair_fio() {
+	local load=$PAIR_LOAD_FULL bs qd1 qd32
+	[ "${3:-}" = light ] && load=$PAIR_LOAD_LIGHT
+	read -r bs qd1 qd32 <<< "$load"
 	PAIR_OFFSET_QD1=$1m PAIR_OFFSET_QD32=$(($1 + 2))m PAIR_VERIFY_ONLY=$2 \
-		PAIR_BSSPLIT=$3 nvmeof_fio "$RWX_ROOT/tools/guest/fio/pair.fio"
+		PAIR_BSSPLIT=$bs PAIR_SIZE_QD1=$qd1 PAIR_SIZE_QD32=$qd32 \
+		nvmeof_fio "$RWX_ROOT/tools/guest/fio/pair.fio"
 }
 
 # pair_ask REQUEST [ARG]: the target carried REQUEST out ("ok").
@@ -332,7 +382,7 @@ fio_across() {
 	(pass=0
 	 while [ $pass = 0 ] || [ ! -e /tmp/pair-asked ]; do
 		pass=$((pass + 1))
-		pair_fio "$1" 0 "$PAIR_BS_ALL" > "/tmp/fio-across-$pass.log" 2>&1 || exit 1
+		pair_fio "$1" 0 > "/tmp/fio-across-$pass.log" 2>&1 || exit 1
 	 done) &
 	pid=$!
 	pause 2
@@ -391,6 +441,24 @@ host_linkdown() {
 	echo "pair: the link back up after $((SECONDS - t0)) s, the host connected again"
 }
 
+# host_iser MB: logged in to the target's iSER LUN, fio (pair.fio) on its
+# region at MB verifies the disk, logged out.
+host_iser() {
+	pair_ask iser || return 1
+	run modprobe ib_iser
+	# No udev in the guest: the SCSI disk driver is not autoloaded.
+	run modprobe sd_mod
+	iser_initiator_start /tmp/iscsid.log
+	iser_login "$target:3260"
+	# pair_fio's device for this step: the iSER disk
+	NVMEOF_BDEV=$dev pair_fio "$1" 0 || return 1
+	echo "pair: fio verified the iSER disk $dev across the wire"
+	iser_logout "$target:3260"
+	iser_initiator_stop
+	rmmod_wait ib_iser iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi
+	pair_ask iser-stop
+}
+
 # host_kill MB: fio on the region, and while it runs the target is told,
 # and this script ends without disconnecting: guest-init then reboots at
 # once (sysrq b), the power cut.
@@ -409,12 +477,12 @@ host_kill() {
 # host_step STEP MB: one step of the plan, its fio on the region at MB.
 host_step() {
 	case $1 in
-	fio) pair_fio "$2" 0 "$PAIR_BS_ALL" ;;
+	fio) pair_fio "$2" 0 ;;
 	netem:*)
-		local rc=0 bs=$PAIR_BS_ALL
-		[ "$1" = netem:loss10 ] && bs=$PAIR_BS_SMALL
+		local rc=0 load=full
+		[ "$1" = netem:loss10 ] && load=light
 		pair_ask netem "${1#netem:}" || return 1
-		pair_fio "$2" 0 "$bs" || rc=1
+		pair_fio "$2" 0 $load || rc=1
 		pair_ask clear || rc=1
 		return $rc ;;
 	linkdown) host_linkdown "$2" ;;
@@ -423,6 +491,7 @@ host_step() {
 		nvmeof_host_disconnect && pair_ask "$1" &&
 			host_connect --ctrl-loss-tmo=60 --reconnect-delay=1 ;;
 	kill) host_kill "$2" ;;
+	iser) host_iser "$2" ;;
 	*) echo "pair: no step $1"; return 1 ;;
 	esac
 }
@@ -450,12 +519,12 @@ run_host() {
 	wire_up "${target%.*}.2" || pair_fail "the wire"
 	host_meet || pair_fail "meeting the target"
 	host_connect --ctrl-loss-tmo=60 --reconnect-delay=1 || pair_fail "connecting to the target"
-	pair_fio $PAIR_ACKED_MB 0 "$PAIR_BS_ALL" || pair_fail "fio across the wire"
+	pair_fio $PAIR_ACKED_MB 0 || pair_fail "fio across the wire"
 	for step in ${RWX_PAIR_PLAN:-fio}; do
 		t0=$SECONDS
 		echo "pair: step $step"
 		host_step "$step" $((i * 8)) || pair_fail "$step"
-		pair_fio $PAIR_ACKED_MB 1 "$PAIR_BS_ALL" || pair_fail "what was written before $step"
+		pair_fio $PAIR_ACKED_MB 1 || pair_fail "what was written before $step"
 		echo "pair: step $step passed in $((SECONDS - t0)) s, what was written before it verified"
 		i=$((i + 1))
 	done
