@@ -99,8 +99,9 @@ netem_options() {
 	# with a rate netem keeps the frames in order (each leaves after the
 	# one before it): jitter alone would reorder most of them
 	jitter) echo "delay 10ms 5ms rate 1gbit" ;;
-	# 2 %: at 5 % the engine's target did not finish the full load in
-	# 10 min (rxe goes back to the first frame out of order)
+	# 2 %: at 5 % neither the engine's nor the kernel's own nvmet-rdma
+	# had the full load done in 10 min (rxe goes back to the first frame
+	# out of order, and the frames resent are reordered again)
 	reorder) echo "delay 5ms reorder 2%" ;;
 	duplicate) echo "duplicate 5%" ;;
 	mixed) echo "delay 2ms loss 1% duplicate 1% reorder 1%" ;;
