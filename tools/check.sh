@@ -678,10 +678,11 @@ job_takeover_ulps_61() {
 # Two guests on a wire (tools/guest/pair.sh, vm-suite.sh's pair_vm_run),
 # one case of each kind of the wire's faults (make soak runs them all):
 # - the engine-built nvmet-rdma on stock 6.1 serving a host on stock 6.12
-#   (SGE path), the wire delaying, reordering, duplicating and losing
-#   frames, alternating with the kernel's own nvmet-rdma under the same
-#   fault; then the target's port removed and added again under fio; then
-#   iSER (the engine-built ib_isert) across the wire;
+#   (SGE path), the wire delaying frames with jitter, reordering,
+#   duplicating and losing them, alternating with the kernel's own
+#   nvmet-rdma under the same fault; then the target's port removed and
+#   added again under fio; then iSER (the engine-built ib_isert) across
+#   the wire;
 # - on the 6.12 debug kernel (force_mr: the MR path) serving a host on
 #   stock 6.1, the link down past the host's ctrl-loss-tmo, then the
 #   host's power cut mid-I/O: the target tears every queue down, and

@@ -104,7 +104,8 @@ netem_options() {
 	# out of order, and the frames resent are reordered again)
 	reorder) echo "delay 5ms reorder 2%" ;;
 	duplicate) echo "duplicate 5%" ;;
-	mixed) echo "delay 2ms loss 1% duplicate 1% reorder 1%" ;;
+	# make check's one case of each kind at once
+	mixed) echo "delay 2ms 1ms rate 1gbit loss 1% duplicate 1% reorder 1%" ;;
 	*) return 1 ;;
 	esac
 }
