@@ -125,8 +125,7 @@ netem_on() {
 }
 netem_off() {
 	local served
-	echo "pair: netem on $PAIR_NIC: $(tc -s qdisc show dev "$PAIR_NIC" | grep -m1 -o 'Sent .*')"
-	tc qdisc del dev "$PAIR_NIC" root || return 1
+	netem_del || return 1
 	[ -n "${RWX_ENGINE_MODULE:-}" ] || return 0
 	served=$(($(engine_contexts) - NETEM_CONTEXTS))
 	echo "pair: the engine served $served contexts under the fault ($PAIR_SERVING's nvmet-rdma)"
@@ -134,6 +133,11 @@ netem_off() {
 	engine) [ "$served" -gt 0 ] ;;
 	reference) [ "$served" = 0 ] ;;
 	esac
+}
+# netem_del: the netem qdisc off the target's NIC, having said what it did.
+netem_del() {
+	echo "pair: netem on $PAIR_NIC: $(tc -s qdisc show dev "$PAIR_NIC" | grep -m1 -o 'Sent .*')"
+	tc qdisc del dev "$PAIR_NIC" root
 }
 engine_contexts_if_loaded() {
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then engine_contexts; else echo 0; fi
@@ -149,8 +153,7 @@ link_down() {
 	modprobe sch_netem && tc qdisc add dev "$PAIR_NIC" root netem loss 100% || return 1
 	echo "pair: the wire cut at $PAIR_NIC for $1 s"
 	pause "$1"
-	echo "pair: netem on $PAIR_NIC: $(tc -s qdisc show dev "$PAIR_NIC" | grep -m1 -o 'Sent .*')"
-	tc qdisc del dev "$PAIR_NIC" root || return 1
+	netem_del || return 1
 	echo "pair: the wire whole again"
 }
 
@@ -398,6 +401,15 @@ fio_across() {
 	return $rc
 }
 
+# load_start MB LOG: in the background ($!), fio's load for a fault on
+# the region at MB (64 KiB random reads and writes at queue depth 16, for
+# 300 s), its output in LOG: not verified, it is to fail.
+load_start() {
+	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --offset="$1m" --size=8m \
+		--thread --ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
+		--time_based --runtime=300 > "$2" 2>&1) &
+}
+
 # host_portcycle MB: the target's port away for 3 s under fio: the host
 # reconnects, every block verifies.
 host_portcycle() {
@@ -419,9 +431,7 @@ PAIR_LINK_DOWN=180
 host_linkdown() {
 	local pid t0 gone back=""
 	nvmeof_host_disconnect && host_connect --ctrl-loss-tmo=1 --reconnect-delay=1 || return 1
-	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --offset="$1m" --size=8m \
-		--thread --ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
-		--time_based --runtime=300 > /tmp/fio-linkdown.log 2>&1) &
+	load_start "$1" /tmp/fio-linkdown.log
 	pid=$!
 	pause 2
 	pair_ask linkdown $PAIR_LINK_DOWN || return 1
@@ -467,9 +477,7 @@ host_iser() {
 # and this script ends without disconnecting: guest-init then reboots at
 # once (sysrq b), the power cut.
 host_kill() {
-	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --offset="$1m" --size=8m \
-		--thread --ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
-		--time_based --runtime=300 > /dev/null 2>&1) &
+	load_start "$1" /dev/null
 	pause 3
 	kill -0 $! || { echo "pair: fio ended before the power cut"; return 1; }
 	pair_ask kill || return 1
