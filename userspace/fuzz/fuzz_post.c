@@ -6,7 +6,8 @@
  * lists, an RW context's init, post and destroy) and its arguments
  * (lengths, offsets, SGE counts, flags), or changes the QP's limits with
  * or without the library's cache knowing (a destroyed and re-created
- * QP).  ASan/UBSan watch the library; a call must return 0, or -1 with a
+ * QP), on a QP posted to through ibv_post_send() or through ibv_wr_*
+ * builders (which a re-created QP may lack).  ASan/UBSan watch the library; a call must return 0, or -1 with a
  * documented errno; an RW context built on the QP's own limits respects
  * them (WRs, SGEs, bytes a WR), covers its iovec exactly, and posts;
  * everything is freed (LeakSanitizer).
@@ -64,6 +65,10 @@ static void set_caps(uint32_t v, int cached)
 		.max_msg_sz = 1 + ((v >> 23) & 0x1ff),
 	};
 	caps_cached = cached;
+	/* A new QP without the old one's ibv_wr_* builders (bit 31). */
+	if (!cached && (v >> 31))
+		memset((char *)&F.qpx + sizeof(F.qp), 0,
+		       sizeof(F.qpx) - sizeof(F.qp));
 	fake_qp_caps(&F.qp, &caps, cached);
 	fake_srq_caps(&F.srq, caps.max_recv_sge, cached);
 }
@@ -215,9 +220,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct step s;
 	int i;
 
+	/* A QP with ibv_wr_* builders where the input says (bit 2). */
+	fake_wr_api = size && (data[0] & 4) ? FAKE_WR_ALL : FAKE_WR_NONE;
 	fake_setup(2, 2, 2);
 	caps = (struct rwxi_caps){ 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE,
-				   FAKE_MSG, 0 };
+				   FAKE_MSG, 0, 0 };
 	caps_cached = 1;
 	/* Receives to an SRQ (with or without a QP) where the input says. */
 	if (size && (data[0] & 1))

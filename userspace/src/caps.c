@@ -137,6 +137,33 @@ static uint32_t device_max_sge_rd(struct ibv_context *ctx)
 	return dev.max_sge_rd > 0 ? (uint32_t)dev.max_sge_rd : 0;
 }
 
+struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp) = ibv_qp_to_qp_ex;
+
+/*
+ * The opcodes @qp's ibv_wr_* builders post (RWXI_WR() bits; 0: none, or
+ * not all the calls a WR of the library needs).
+ */
+uint32_t rwxi_wr_ops(struct ibv_qp *qp)
+{
+	struct ibv_qp_ex *x = rwxi_qp_to_qp_ex(qp);
+	uint32_t ops = 0;
+
+	if (!x || &x->qp_base != qp || !x->wr_start || !x->wr_complete ||
+	    !x->wr_set_sge || !x->wr_set_inline_data ||
+	    (qp->qp_type == IBV_QPT_UD && !x->wr_set_ud_addr))
+		return 0;
+	ops |= x->wr_send ? RWXI_WR(IBV_WR_SEND) : 0;
+	ops |= x->wr_send_imm ? RWXI_WR(IBV_WR_SEND_WITH_IMM) : 0;
+	ops |= x->wr_send_inv ? RWXI_WR(IBV_WR_SEND_WITH_INV) : 0;
+	ops |= x->wr_rdma_write ? RWXI_WR(IBV_WR_RDMA_WRITE) : 0;
+	ops |= x->wr_rdma_write_imm ? RWXI_WR(IBV_WR_RDMA_WRITE_WITH_IMM) : 0;
+	ops |= x->wr_rdma_read ? RWXI_WR(IBV_WR_RDMA_READ) : 0;
+	ops |= x->wr_atomic_cmp_swp ? RWXI_WR(IBV_WR_ATOMIC_CMP_AND_SWP) : 0;
+	ops |= x->wr_atomic_fetch_add ?
+	       RWXI_WR(IBV_WR_ATOMIC_FETCH_AND_ADD) : 0;
+	return ops;
+}
+
 /* Returns 0 or a positive errno. */
 int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 {
@@ -158,6 +185,7 @@ int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps)
 	caps->max_inline_data = attr.cap.max_inline_data;
 	caps->max_msg_sz = port_max_msg_sz(qp->context, attr.port_num);
 	caps->sq_sig_all = !!init.sq_sig_all;
+	caps->wr_ops = rwxi_wr_ops(qp);
 	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
 	return 0;
 }
@@ -208,10 +236,24 @@ int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 		.handle = qp->handle,
 		.num = qp->qp_num,
 		.max_send_sge = caps.max_send_sge,
-		.sge1_lim = caps.max_send_sge ? UINT32_MAX : 0,
+		.sge1_lim = caps.max_send_sge && !caps.wr_ops ? UINT32_MAX : 0,
+		.wr_ops = caps.wr_ops,
+		.wr_fast_ops = caps.max_send_sge ? caps.wr_ops : 0,
 	};
 	*max_sge = caps.max_send_sge;
 	return 0;
+}
+
+/* The RWXI_WR() bits of @qp: from this thread's last QP, or the cache. */
+uint32_t rwxi_qp_wr_ops(struct ibv_qp *qp)
+{
+	const struct rwxi_last_qp *last = &rwxi_last_qp;
+	struct rwxi_caps caps;
+
+	if (last->qp == qp && last->ctx == qp->context &&
+	    last->handle == qp->handle && last->num == qp->qp_num)
+		return last->wr_ops;
+	return rwxi_qp_caps(qp, &caps) ? 0 : caps.wr_ops;
 }
 
 /* rwxi_qp_caps_fresh()'s send-SGE limit, as rwxi_qp_send_sge() gives it. */
@@ -255,8 +297,11 @@ int rwxi_srq_max_sge_fresh(struct ibv_srq *srq, uint32_t *max_sge)
  */
 void rwxi_caps_seed(struct ibv_qp *qp, const struct rwxi_caps *caps)
 {
+	struct rwxi_caps c = *caps;
+
+	c.wr_ops = rwxi_wr_ops(qp);	/* the QP's, as a query finds them */
 	last_qp_clear();
-	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, caps);
+	store(qp, qp->context, qp->handle, qp->qp_num, KIND_QP, &c);
 }
 
 void rwxi_caps_seed_srq(struct ibv_srq *srq, uint32_t max_sge)

@@ -64,15 +64,126 @@ static int failed_errno(struct ibv_qp *qp, const struct ibv_send_wr *wr,
 	return send_wr_recheck(qp, wr) == EINVAL ? EINVAL : ret;
 }
 
-static int post_checked(struct ibv_qp *qp, struct ibv_send_wr *wr, int ret)
+/*
+ * Post @wr (one WR, at most one SGE, its opcode among the QP's wr_ops:
+ * rwxi_wr_ops()) through @qp's ibv_wr_* builders: 0 or the provider's
+ * errno.  All or nothing: a provider that fails it posts none of it.
+ */
+static inline __attribute__((always_inline)) int
+wr_post(struct ibv_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct ibv_qp_ex *x = (struct ibv_qp_ex *)qp;	/* same address */
+	const struct ibv_sge *sge = wr->sg_list;
+
+	ibv_wr_start(x);
+	x->wr_id = wr->wr_id;
+	x->wr_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		ibv_wr_send(x);
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		ibv_wr_send_imm(x, wr->imm_data);
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		ibv_wr_send_inv(x, wr->invalidate_rkey);
+		break;
+	case IBV_WR_RDMA_WRITE:
+		ibv_wr_rdma_write(x, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		ibv_wr_rdma_write_imm(x, wr->wr.rdma.rkey,
+				      wr->wr.rdma.remote_addr, wr->imm_data);
+		break;
+	case IBV_WR_RDMA_READ:
+		ibv_wr_rdma_read(x, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		ibv_wr_atomic_cmp_swp(x, wr->wr.atomic.rkey,
+				      wr->wr.atomic.remote_addr,
+				      wr->wr.atomic.compare_add,
+				      wr->wr.atomic.swap);
+		break;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		ibv_wr_atomic_fetch_add(x, wr->wr.atomic.rkey,
+					wr->wr.atomic.remote_addr,
+					wr->wr.atomic.compare_add);
+		break;
+	default:	/* not among wr_ops: the callers never get here */
+		ibv_wr_abort(x);
+		return EINVAL;
+	}
+	if ((wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM) &&
+	    qp->qp_type == IBV_QPT_UD)
+		ibv_wr_set_ud_addr(x, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				   wr->wr.ud.remote_qkey);
+	if (wr->num_sge && (wr->send_flags & IBV_SEND_INLINE))
+		ibv_wr_set_inline_data(x, (void *)(uintptr_t)sge->addr,
+				       sge->length);
+	else if (wr->num_sge)
+		ibv_wr_set_sge(x, sge->lkey, sge->addr, sge->length);
+	return ibv_wr_complete(x);
+}
+
+/*
+ * Whether @qp has the builder of @op now: its cached wr_ops may be those
+ * of a destroyed QP that had the same address, handle and number (caps.c),
+ * and a NULL builder must never be called.  Providers allocate every QP
+ * with room for an ibv_qp_ex (libibverbs' struct verbs_qp), zeroed where
+ * unused.
+ */
+static inline int wr_has_builder(const struct ibv_qp *qp,
+				 enum ibv_wr_opcode op)
+{
+	const struct ibv_qp_ex *x = (const struct ibv_qp_ex *)qp;
+
+	switch (op) {
+	case IBV_WR_SEND:
+		return x->wr_send != NULL;
+	case IBV_WR_SEND_WITH_IMM:
+		return x->wr_send_imm != NULL;
+	case IBV_WR_SEND_WITH_INV:
+		return x->wr_send_inv != NULL;
+	case IBV_WR_RDMA_WRITE:
+		return x->wr_rdma_write != NULL;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return x->wr_rdma_write_imm != NULL;
+	case IBV_WR_RDMA_READ:
+		return x->wr_rdma_read != NULL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return x->wr_atomic_cmp_swp != NULL;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return x->wr_atomic_fetch_add != NULL;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Post the single @wr: through the QP's ibv_wr_* builders where it has
+ * one for the opcode, else ibv_post_send().  A WR of more than one SGE
+ * always takes ibv_post_send(): rxe before rdma-core v64 counts the
+ * bytes of ibv_wr_set_sge_list() as the first SGE's length times their
+ * number (fixed by its commit 406cd2ad0), which would send too few bytes.
+ */
+static int post_one(struct ibv_qp *qp, struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad;
 
+	if (wr->num_sge <= 1 &&
+	    (rwxi_qp_wr_ops(qp) & rwxi_wr_bit(wr->opcode)) &&
+	    wr_has_builder(qp, wr->opcode))
+		return wr_post(qp, wr);
+	return ibv_post_send(qp, wr, &bad);
+}
+
+static int post_checked(struct ibv_qp *qp, struct ibv_send_wr *wr, int ret)
+{
 	if (ret == EINVAL)
 		ret = send_wr_recheck(qp, wr);
 	if (ret)
 		return ret;
-	ret = ibv_post_send(qp, wr, &bad);
+	ret = post_one(qp, wr);
 	return ret ? failed_errno(qp, wr, ret) : 0;
 }
 
@@ -172,7 +283,9 @@ int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
  * EINVAL whatever else it looked at (it checks the buffer first), and
  * FAST_SLOW for everything else (another QP, no QP, a zero or too long
  * length, a QP without send SGEs), which the caller hands to
- * post_single().  The range check is post_single()'s exactly:
+ * post_single().  With @wr_bit 0 the QP is one that ibv_post_send()
+ * posts to; with an RWXI_WR() bit, one whose ibv_wr_* builders post that
+ * opcode (post_slow()).  The range check is post_single()'s exactly:
  * mr->addr <= addr and (addr - mr->addr) + length <= mr->length, with
  * no wrap (length < 2^32 here, so the sum wraps only past the top).
  */
@@ -181,7 +294,7 @@ enum fast { FAST_POST, FAST_SLOW, FAST_EINVAL };
 static inline __attribute__((always_inline)) enum fast
 fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 	 size_t length, const struct ibv_mr *mr, int flags, int inline_ok,
-	 int no_inline)
+	 int no_inline, uint32_t wr_bit)
 {
 	const struct rwxi_last_qp *last = &rwxi_last_qp;
 	uintptr_t off, end;
@@ -191,7 +304,11 @@ fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 	if (__builtin_expect(qp->handle != last->handle ||
 			     qp->qp_num != last->num, 0))
 		return FAST_SLOW;
-	if (__builtin_expect((uint64_t)length - 1 >= last->sge1_lim, 0))
+	if (!wr_bit &&
+	    __builtin_expect((uint64_t)length - 1 >= last->sge1_lim, 0))
+		return FAST_SLOW;
+	if (wr_bit && ((uint64_t)length - 1 >= UINT32_MAX ||
+		       !(last->wr_fast_ops & wr_bit)))
 		return FAST_SLOW;
 	if (__builtin_expect(qp->context != last->ctx, 0))
 		return FAST_SLOW;
@@ -363,7 +480,41 @@ int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
  * rwxi_qp_send_sge_slow()).  Each has a fast path (fast_sge()) and, out
  * of line, the whole of post_single() for what that does not take.
  */
-static __attribute__((noinline, cold)) int
+/*
+ * The out-of-line part of a single-buffer post, @wr with its opcode and
+ * opcode fields set: the ibv_wr_* fast path (fast_sge() on the last
+ * QP's wr_fast_ops: a QP with a builder for the opcode), else the whole
+ * of post_single().  Inlined into each, where the opcode is a constant.
+ */
+static inline __attribute__((always_inline)) int
+post_slow(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
+	  void *addr, size_t length, struct ibv_mr *mr, int flags,
+	  int inline_ok)
+{
+	struct ibv_sge sge;
+	int ret;
+
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, inline_ok,
+			 !inline_ok, rwxi_wr_bit(wr->opcode))) {
+	case FAST_SLOW:
+		return post_single(qp, wr, context, addr, length, mr, flags,
+				   inline_ok);
+	case FAST_EINVAL:
+		return rwxi_einval();
+	case FAST_POST:
+		break;
+	}
+	if (__builtin_expect(!wr_has_builder(qp, wr->opcode), 0))
+		return post_single(qp, wr, context, addr, length, mr, flags,
+				   inline_ok);
+	set_send_wr(wr, context, &sge, 1, flags);
+	ret = wr_post(qp, wr);
+	if (__builtin_expect(ret, 0))
+		return rwxi_fail(failed_errno(qp, wr, ret));
+	return 0;
+}
+
+static __attribute__((noinline)) int
 send_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	  struct ibv_mr *mr, int flags)
 {
@@ -371,7 +522,7 @@ send_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 
 	wr.opcode = IBV_WR_SEND;
 	wr.imm_data = 0;
-	return post_single(qp, &wr, context, addr, length, mr, flags, 1);
+	return post_slow(qp, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
@@ -384,7 +535,7 @@ int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
 	if (__builtin_expect(!id, 0))
 		return rwxi_einval();
 	qp = id->qp;
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0)) {
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0, 0)) {
 	case FAST_SLOW:
 		return send_slow(qp, context, addr, length, mr, flags);
 	case FAST_EINVAL:
@@ -403,14 +554,14 @@ int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
  * register for one), so their slow paths take the WR with its remote
  * fields and flags set.
  */
-static __attribute__((noinline, cold)) int
+static __attribute__((noinline)) int
 read_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	  struct ibv_mr *mr, struct ibv_send_wr *wr)
 {
 	wr->opcode = IBV_WR_RDMA_READ;
 	wr->imm_data = 0;
-	return post_single(qp, wr, context, addr, length, mr,
-			   (int)wr->send_flags, 0);
+	return post_slow(qp, wr, context, addr, length, mr,
+			 (int)wr->send_flags, 0);
 }
 
 int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
@@ -428,7 +579,7 @@ int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
 	wr.send_flags = (unsigned int)flags;
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, 0, 1)) {
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 0, 1, 0)) {
 	case FAST_SLOW:
 		return read_slow(qp, context, addr, length, mr, &wr);
 	case FAST_EINVAL:
@@ -441,14 +592,14 @@ int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
 	return fast_post(qp, &wr, context, &sge, flags);
 }
 
-static __attribute__((noinline, cold)) int
+static __attribute__((noinline)) int
 write_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	   struct ibv_mr *mr, struct ibv_send_wr *wr)
 {
 	wr->opcode = IBV_WR_RDMA_WRITE;
 	wr->imm_data = 0;
-	return post_single(qp, wr, context, addr, length, mr,
-			   (int)wr->send_flags, 1);
+	return post_slow(qp, wr, context, addr, length, mr,
+			 (int)wr->send_flags, 1);
 }
 
 int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
@@ -465,7 +616,7 @@ int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
 	wr.send_flags = (unsigned int)flags;
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0)) {
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0, 0)) {
 	case FAST_SLOW:
 		return write_slow(qp, context, addr, length, mr, &wr);
 	case FAST_EINVAL:

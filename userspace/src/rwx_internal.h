@@ -25,6 +25,7 @@ struct rwxi_caps {
 	uint32_t max_inline_data;	/* bytes a send may carry inline */
 	uint32_t max_msg_sz;	/* bytes a WR may move (its port's), 0: any */
 	uint8_t sq_sig_all;	/* created so: every send WR completes */
+	uint32_t wr_ops;	/* RWXI_WR() bits: opcodes its ibv_wr_* take */
 };
 
 /*
@@ -121,6 +122,27 @@ static inline int rwxi_opcode_is_atomic(enum ibv_wr_opcode op)
 }
 
 /*
+ * The ibv_wr_* path.  A QP created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
+ * has a builder for each opcode it asked for (rxe and mlx5 leave the
+ * others NULL; rxe gives every QP of ibv_create_qp_ex(), rdma_cm's
+ * included, an ibv_qp_ex, with no builder at all where none was asked
+ * for).  The library posts a WR through them when the QP has its
+ * opcode's builder and the setters it needs (rwxi_wr_ops()), else
+ * through ibv_post_send(): the two may interleave outside a
+ * wr_start/wr_complete region (ibv_wr_post(3)).
+ */
+#define RWXI_WR(op) (1u << (op))	/* an opcode's bit in wr_ops */
+
+/* The bit of @op in wr_ops, 0 for an opcode the library never builds so. */
+static inline uint32_t rwxi_wr_bit(enum ibv_wr_opcode op)
+{
+	return rwxi_opcode_known(op) ? RWXI_WR(op) : 0;
+}
+
+uint32_t rwxi_wr_ops(struct ibv_qp *qp);
+extern struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp);
+
+/*
  * One send WR: the checks that can be made without knowing which MR an
  * lkey belongs to, on the values of its fields (@wr itself is read only
  * for an atomic's SGE and remote address).  Where the opcode is a
@@ -172,6 +194,7 @@ int rwxi_check_inline(const struct ibv_send_wr *wr, uint32_t max_inline);
 int rwxi_qp_caps(struct ibv_qp *qp, struct rwxi_caps *caps);
 int rwxi_qp_caps_fresh(struct ibv_qp *qp, struct rwxi_caps *caps);
 int rwxi_qp_send_sge_fresh(struct ibv_qp *qp, uint32_t *max_sge);
+uint32_t rwxi_qp_wr_ops(struct ibv_qp *qp);
 extern int (*rwxi_query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			    int attr_mask, struct ibv_qp_init_attr *init);
 extern int (*rwxi_query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
@@ -186,7 +209,9 @@ extern int (*rwxi_query_port)(struct ibv_context *ctx, uint8_t port_num,
  * sge1_lim is what the single-buffer posts' fast path (post.c) needs of
  * it: a length L takes that path only if L - 1 < sge1_lim, which is
  * UINT32_MAX when the QP takes an SGE (1 <= L <= UINT32_MAX) and 0 when
- * it takes none (no length).  An empty entry's qp is RWXI_NO_QP, an
+ * it takes none (no length) or posts through ibv_wr_*.  wr_ops is the
+ * QP's RWXI_WR() bits and wr_fast_ops the same where it takes an SGE
+ * (the ibv_wr_* fast path's test).  An empty entry's qp is RWXI_NO_QP, an
  * address no QP has, so that no pointer, NULL included, matches it.
  */
 struct rwxi_last_qp {
@@ -196,6 +221,8 @@ struct rwxi_last_qp {
 	uint32_t num;
 	uint32_t max_send_sge;
 	uint64_t sge1_lim;
+	uint32_t wr_ops;
+	uint32_t wr_fast_ops;
 };
 
 extern __thread struct rwxi_last_qp rwxi_last_qp

@@ -183,6 +183,190 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	return 0;
 }
 
+/* ---- the ibv_wr_* builders ---- */
+enum fake_wr_api fake_wr_api;
+
+static struct ibv_qp_ex *fake_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	return qp == &F.qp && F.qp_api != FAKE_WR_NONE ? &F.qpx : NULL;
+}
+
+static void fwr_start(struct ibv_qp_ex *x)
+{
+	(void)x;
+	if (F.wr_open)
+		abort();	/* a region inside a region */
+	F.wr_open = 1;
+	memset(&F.wr_pending, 0, sizeof(F.wr_pending));
+}
+
+/* A builder: the region's WR (the library builds one a region). */
+static struct ibv_send_wr *fwr_new(struct ibv_qp_ex *x,
+				   enum ibv_wr_opcode op)
+{
+	struct fake_wr *f = &F.wr_pending;
+
+	if (F.wr_open != 1)
+		abort();	/* no region, or a second WR in it */
+	F.wr_open = 2;
+	f->via_wr = 1;
+	f->wr.opcode = op;
+	f->wr.wr_id = x->wr_id;
+	f->wr.send_flags = x->wr_flags;
+	f->wr.sg_list = f->sge;
+	return &f->wr;
+}
+
+/* A setter: the WR a builder made. */
+static struct ibv_send_wr *fwr_cur(void)
+{
+	if (F.wr_open != 2)
+		abort();
+	return &F.wr_pending.wr;
+}
+
+static void fwr_send(struct ibv_qp_ex *x)
+{
+	fwr_new(x, IBV_WR_SEND);
+}
+
+static void fwr_send_imm(struct ibv_qp_ex *x, __be32 imm)
+{
+	fwr_new(x, IBV_WR_SEND_WITH_IMM)->imm_data = imm;
+}
+
+static void fwr_send_inv(struct ibv_qp_ex *x, uint32_t rkey)
+{
+	fwr_new(x, IBV_WR_SEND_WITH_INV)->invalidate_rkey = rkey;
+}
+
+static void fwr_rdma(struct ibv_qp_ex *x, enum ibv_wr_opcode op,
+		     uint32_t rkey, uint64_t raddr)
+{
+	struct ibv_send_wr *wr = fwr_new(x, op);
+
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = raddr;
+}
+
+static void fwr_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
+{
+	fwr_rdma(x, IBV_WR_RDMA_WRITE, rkey, raddr);
+}
+
+static void fwr_write_imm(struct ibv_qp_ex *x, uint32_t rkey,
+			  uint64_t raddr, __be32 imm)
+{
+	fwr_rdma(x, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, raddr);
+	F.wr_pending.wr.imm_data = imm;
+}
+
+static void fwr_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
+{
+	fwr_rdma(x, IBV_WR_RDMA_READ, rkey, raddr);
+}
+
+static void fwr_cswap(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr,
+		      uint64_t compare, uint64_t swap)
+{
+	struct ibv_send_wr *wr = fwr_new(x, IBV_WR_ATOMIC_CMP_AND_SWP);
+
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = raddr;
+	wr->wr.atomic.compare_add = compare;
+	wr->wr.atomic.swap = swap;
+}
+
+static void fwr_fadd(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr,
+		     uint64_t add)
+{
+	struct ibv_send_wr *wr = fwr_new(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
+
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = raddr;
+	wr->wr.atomic.compare_add = add;
+}
+
+static void fwr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
+			    uint32_t qpn, uint32_t qkey)
+{
+	struct ibv_send_wr *wr = fwr_cur();
+
+	(void)x;
+	wr->wr.ud.ah = ah;
+	wr->wr.ud.remote_qpn = qpn;
+	wr->wr.ud.remote_qkey = qkey;
+}
+
+static void fwr_set_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr,
+			uint32_t length)
+{
+	struct ibv_send_wr *wr = fwr_cur();
+
+	(void)x;
+	if (wr->num_sge)
+		abort();	/* data set twice */
+	F.wr_pending.sge[0] = (struct ibv_sge){ addr, length, lkey };
+	wr->num_sge = 1;
+}
+
+static void fwr_set_inline_data(struct ibv_qp_ex *x, void *addr,
+				size_t length)
+{
+	fwr_set_sge(x, 0, (uintptr_t)addr, (uint32_t)length);
+}
+
+/* Checks the WR as post_send does, then records it. */
+static int fwr_complete(struct ibv_qp_ex *x)
+{
+	struct fake_wr *f = &F.wr_pending;
+
+	if (F.wr_open != 2)
+		abort();	/* completing a region with no WR */
+	F.wr_open = 0;
+	F.post_calls++;
+	F.wr_completes++;
+	if (F.post_ret)
+		return F.post_ret;
+	if (fake_over_limit(&x->qp_base, f->wr.num_sge, 0) ||
+	    fake_inline_over(&x->qp_base, &f->wr) ||
+	    fake_msg_over(&x->qp_base, &f->wr))
+		return ENOMEM;
+	if (!f->wr.num_sge)
+		f->wr.sg_list = NULL;	/* as the library's WR would have it */
+	if (F.nposted >= FAKE_MAX_WR)
+		abort();
+	F.posted[F.nposted++] = *f;
+	return 0;
+}
+
+static void fwr_abort(struct ibv_qp_ex *x)
+{
+	(void)x;
+	if (!F.wr_open)
+		abort();
+	F.wr_open = 0;
+	F.wr_aborts++;
+}
+
+static void fake_wr_builders(struct ibv_qp_ex *x)
+{
+	x->wr_start = fwr_start;
+	x->wr_complete = fwr_complete;
+	x->wr_abort = fwr_abort;
+	x->wr_send = fwr_send;
+	x->wr_send_imm = fwr_send_imm;
+	x->wr_send_inv = fwr_send_inv;
+	x->wr_rdma_write = fwr_write;
+	x->wr_rdma_write_imm = fwr_write_imm;
+	x->wr_rdma_read = fwr_read;
+	x->wr_atomic_cmp_swp = fwr_cswap;
+	x->wr_atomic_fetch_add = fwr_fadd;
+	x->wr_set_ud_addr = fwr_set_ud_addr;
+	x->wr_set_sge = fwr_set_sge;
+	x->wr_set_inline_data = fwr_set_inline_data;
+}
+
 static int record_recv(const void *obj, struct ibv_recv_wr *wr, int srq,
 		       struct ibv_recv_wr **bad)
 {
@@ -244,7 +428,7 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_sge_rd)
 {
 	struct rwxi_caps caps = { max_send_sge, max_recv_sge, max_sge_rd,
-				  FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+				  FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	static uint32_t qpn = 100;
 
 	fake_teardown();
@@ -277,6 +461,10 @@ void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 	rwxi_query_srq = fake_query_srq;
 	rwxi_query_device = fake_query_device;
 	rwxi_query_port = fake_query_port;
+	rwxi_qp_to_qp_ex = fake_qp_to_qp_ex;
+	F.qp_api = fake_wr_api;
+	if (fake_wr_api == FAKE_WR_ALL)
+		fake_wr_builders(&F.qpx);
 	fake_qp_caps(&F.qp, &caps, 1);
 	fake_srq_caps(&F.srq, max_recv_sge, 0);
 }

@@ -8,6 +8,7 @@
 static int cur_failed, cur_skipped;
 static char cur_msg[512];
 static int n_ok, n_fail, n_skip;
+static const char *name_prefix = "";
 
 void t_failf(const char *file, int line, const char *fmt, ...)
 {
@@ -38,13 +39,13 @@ void t_run(const char *name, void (*fn)(void))
 	cur_msg[0] = 0;
 	fn();
 	if (cur_failed) {
-		printf("FAIL %s: %s\n", name, cur_msg);
+		printf("FAIL %s%s: %s\n", name_prefix, name, cur_msg);
 		n_fail++;
 	} else if (cur_skipped) {
-		printf("skip %s: %s\n", name, cur_msg);
+		printf("skip %s%s: %s\n", name_prefix, name, cur_msg);
 		n_skip++;
 	} else {
-		printf("ok %s\n", name);
+		printf("ok %s%s\n", name_prefix, name);
 		n_ok++;
 	}
 	fflush(stdout);
@@ -59,6 +60,18 @@ int main(void)
 	suite_comp();
 	suite_rw();
 	suite_perf();
+	suite_wr();
+	/*
+	 * The posting suites again on a QP with ibv_wr_* builders: every
+	 * post, refusal and errno the same whichever way the WR goes.
+	 */
+	fake_wr_api = FAKE_WR_ALL;
+	name_prefix = "wr/";
+	suite_post();
+	suite_ext();
+	suite_rw();
+	fake_wr_api = FAKE_WR_NONE;
+	name_prefix = "";
 	printf("# rwx_unit: %d passed, %d failed, %d skipped\n",
 	       n_ok, n_fail, n_skip);
 	return n_fail ? 1 : 0;

@@ -72,12 +72,16 @@ struct fake_wr {
 	struct ibv_sge sge[FAKE_MAX_SGE];
 	int was_recv;
 	int to_srq;
+	int via_wr;			/* posted through the ibv_wr_* builders */
 };
 
 struct fake {
 	struct ibv_context ctx;
 	struct ibv_pd pd;
-	struct ibv_qp qp;
+	union {				/* an ibv_qp_ex where fake_wr_api says */
+		struct ibv_qp qp;
+		struct ibv_qp_ex qpx;
+	};
 	struct ibv_srq srq;
 	struct ibv_cq scq, rcq;
 	struct ibv_comp_channel sch, rch;
@@ -93,9 +97,23 @@ struct fake {
 	int nwcs;
 	int poll_calls, notify_calls;
 	int queries;			/* QP and SRQ queries answered */
+	/* the ibv_wr_* builders' state: the one WR of an open region */
+	int qp_api;			/* fake_wr_api at fake_setup() */
+	int wr_open, wr_completes, wr_aborts;
+	struct fake_wr wr_pending;
 };
 
 extern struct fake F;
+
+/*
+ * What fake_setup() gives its QP: FAKE_WR_NONE a plain ibv_qp (no
+ * ibv_qp_ex), FAKE_WR_BARE an ibv_qp_ex without builders (as rxe gives
+ * every QP of ibv_create_qp_ex() that asked for none: rdma_cm's), and
+ * FAKE_WR_ALL one with every builder and setter, which record their WR
+ * as post_send does (fake_wr.via_wr).
+ */
+enum fake_wr_api { FAKE_WR_NONE, FAKE_WR_BARE, FAKE_WR_ALL };
+extern enum fake_wr_api fake_wr_api;
 
 void fake_setup(uint32_t max_send_sge, uint32_t max_recv_sge,
 		uint32_t max_sge_rd);
@@ -118,5 +136,6 @@ void suite_ext(void);
 void suite_comp(void);
 void suite_rw(void);
 void suite_perf(void);
+void suite_wr(void);
 
 #endif

@@ -162,6 +162,13 @@ static void *recreator(void *arg)
 	return NULL;
 }
 
+/* The QPs here are plain ibv_qp, with no ibv_qp_ex around them. */
+static struct ibv_qp_ex *stress_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	(void)qp;
+	return NULL;
+}
+
 int main(void)
 {
 	pthread_t th[POSTERS + 1];
@@ -172,6 +179,7 @@ int main(void)
 	rwxi_query_qp = stress_query_qp;
 	rwxi_query_device = stress_query_device;
 	rwxi_query_port = stress_query_port;
+	rwxi_qp_to_qp_ex = stress_qp_to_qp_ex;
 	mr.context = &ctx;
 	mr.pd = &pd;
 	mr.addr = buf;

@@ -304,8 +304,8 @@ static void ext_post_list_provider_bad_wr(void)
  */
 static void ext_post_list_stale_limits(void)
 {
-	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
-	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
+	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct ibv_send_wr wrs[2], *bad = NULL;
 	struct ibv_sge sges[2];
 
@@ -442,8 +442,8 @@ static void ext_recv_list_refusals(void)
  */
 static void ext_recv_list_stale_limits(void)
 {
-	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
-	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
+	struct rwxi_caps two = { 2, 2, 2, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct ibv_recv_wr wrs[2], *bad = NULL;
 	struct ibv_sge sges[2];
 

@@ -205,6 +205,7 @@ static void post_ud_send_fields(void)
 	struct ibv_mr mr;
 
 	fake_setup(4, 4, 4);
+	F.qp.qp_type = F.id.qp_type = IBV_QPT_UD;
 	mr = fake_mr(buf, sizeof(buf), 9);
 	CHECK_ERR(rdma_post_ud_send(&F.id, NULL, buf, 8, &mr, 0, NULL, 5),
 		  EINVAL);
@@ -335,8 +336,8 @@ static struct ibv_qp two_qps[2] __attribute__((aligned(4096)));
 
 static void post_alternating_qps(void)
 {
-	struct rwxi_caps one = { 1, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 },
-			 none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps one = { 1, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 },
+			 none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct rdma_cm_id id_a, id_b;
 	struct ibv_mr mr;
 	int i;
@@ -363,7 +364,7 @@ static void post_alternating_qps(void)
 /* New limits seeded for the QP posted to last take effect at once. */
 static void post_seed_replaces_last_qp(void)
 {
-	struct rwxi_caps two = { 2, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps two = { 2, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct ibv_sge sgl[3];
 
 	fake_setup(4, 4, 4);
@@ -524,7 +525,7 @@ static void post_new_thread_null_qp(void)
 
 static void *seed_fn(void *arg)
 {
-	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps none = { 0, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 
 	fake_qp_caps(arg, &none, 1);
 	return NULL;
@@ -597,8 +598,8 @@ static void reg_and_dereg_reject_null(void)
 /* The old QP took fewer SGEs: the new one's post must not be refused. */
 static void post_stale_limits_refuse_nothing(void)
 {
-	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
-	struct rwxi_caps four = { 4, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
+	struct rwxi_caps four = { 4, 4, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct ibv_sge sgl[3];
 	struct ibv_mr mr;
 
@@ -625,8 +626,8 @@ static void post_stale_limits_refuse_nothing(void)
  */
 static void post_stale_limits_say_einval(void)
 {
-	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
-	struct rwxi_caps two = { 2, 2, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps none = { 0, 1, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
+	struct rwxi_caps two = { 2, 2, 4, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct ibv_sge sgl[3];
 	struct ibv_mr mr;
 

@@ -257,7 +257,7 @@ static void rw_ctx_bad_args(void)
  */
 static void rw_ctx_split_at_max_msg_sz(void)
 {
-	struct rwxi_caps caps = { 4, 1, 4, FAKE_SEND_WR, FAKE_INLINE, 100, 0 };
+	struct rwxi_caps caps = { 4, 1, 4, FAKE_SEND_WR, FAKE_INLINE, 100, 0, 0 };
 	size_t lens[3] = { 60, 250, 30 };
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -316,7 +316,7 @@ static void rw_ctx_split_at_max_msg_sz(void)
 static void rw_ctx_entry_over_4g(void)
 {
 	uint64_t len = 3 * (uint64_t)UINT32_MAX + 5, sum = 0;
-	struct rwxi_caps caps = { 8, 1, 8, FAKE_SEND_WR, FAKE_INLINE, 0, 0 };
+	struct rwxi_caps caps = { 8, 1, 8, FAKE_SEND_WR, FAKE_INLINE, 0, 0, 0 };
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
 	struct iovec iov;
@@ -366,7 +366,7 @@ static void rw_ctx_entry_over_4g(void)
 static void rw_ctx_chain_over_send_queue(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps caps = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG, 0 };  /* 1 SGE a WR, 2 WRs */
+	struct rwxi_caps caps = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG, 0, 0 };  /* 1 SGE a WR, 2 WRs */
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -421,9 +421,9 @@ static void rw_ctx_chain_carries_signal(void)
 static void rw_ctx_stale_limits(void)
 {
 	size_t lens[3] = { 10, 20, 30 };
-	struct rwxi_caps shallow = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG, 0 };
-	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
-	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps shallow = { 1, 1, 1, 2, FAKE_INLINE, FAKE_MSG, 0, 0 };
+	struct rwxi_caps deep = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
+	struct rwxi_caps three = { 3, 3, 3, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct iovec iov[3];
 	struct ibv_mr mr, *mrs = &mr;
 	struct rwx_rw_ctx ctx;
@@ -458,8 +458,8 @@ static void rw_ctx_stale_limits(void)
 static void rw_ctx_sq_sig_all_refused(void)
 {
 	size_t lens[2] = { 16, 16 };
-	struct rwxi_caps all = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 1 };
-	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0 };
+	struct rwxi_caps all = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 1, 0 };
+	struct rwxi_caps one = { 1, 1, 1, FAKE_SEND_WR, FAKE_INLINE, FAKE_MSG, 0, 0 };
 	struct ibv_mr mr, *mrs = &mr;
 	struct iovec iov[2];
 	struct rwx_rw_ctx ctx;

@@ -112,6 +112,16 @@ enum rwx_cq_sel {
 	RWX_RECV_CQ = 1,
 };
 
+/*
+ * rdma_create_qp() asking for the ibv_wr_* builders of what the library
+ * posts on the QP's type: its single-WR posts then go through
+ * ibv_wr_start()/ibv_wr_complete() (any QP made with
+ * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS does).  Where the provider has none, a
+ * QP as rdma_create_qp() makes it.  Same arguments and returns.
+ */
+RWX_API int rwx_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+			  struct ibv_qp_init_attr *qp_init_attr);
+
 /* imm_data is passed through as in struct ibv_send_wr: network order. */
 RWX_API int rwx_post_send_imm(struct rdma_cm_id *id, void *context,
 			      void *addr, size_t length, struct ibv_mr *mr,
