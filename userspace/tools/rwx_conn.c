@@ -90,6 +90,8 @@ void *rwx_accept_one(void *arg)
 	struct rwx_accept *a = arg;
 
 	a->ret = rdma_get_request(a->listen, &a->id);
+	if (!a->ret && a->wr_qp)
+		a->ret = rwx_create_qp(a->id, NULL, a->wr_qp);
 	if (!a->ret)
 		a->ret = rdma_accept(a->id, NULL);
 	a->err = errno;

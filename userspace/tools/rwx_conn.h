@@ -24,6 +24,8 @@ void rwx_conn_close(struct rwx_conn *c);
 
 struct rwx_accept {
 	struct rdma_cm_id *listen;	/* in */
+	/* in: if set, the accepted id's QP is made by rwx_create_qp() so */
+	struct ibv_qp_init_attr *wr_qp;
 	struct rdma_cm_id *id;		/* out: the accepted id */
 	int ret, err;			/* out: 0, or -1 and errno */
 };
@@ -37,7 +39,10 @@ struct rwx_accept {
  */
 int rwx_conn_await_disconnect(struct rdma_cm_id *id, int timeout_ms);
 
-/* pthread start routine: rdma_get_request(), then rdma_accept(). */
+/*
+ * pthread start routine: rdma_get_request(), (rwx_create_qp() with
+ * wr_qp), then rdma_accept().
+ */
 void *rwx_accept_one(void *arg);
 
 #endif

@@ -50,6 +50,7 @@ static const char *addr = "192.0.2.1";
 static int port_next = 20000;
 static int npass, nfail, nskip;
 static const char *volatile cur_check = "start";
+static const char *name_prefix = "";	/* "wr: " on builder QPs */
 
 /* ---- reporting --------------------------------------------------------- */
 
@@ -61,7 +62,7 @@ static void summary(void)
 
 static void ok(const char *name)
 {
-	printf("ok %s\n", name);
+	printf("ok %s%s\n", name_prefix, name);
 	npass++;
 }
 
@@ -70,7 +71,7 @@ failf(const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("FAIL %s: ", name);
+	printf("FAIL %s%s: ", name_prefix, name);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -83,7 +84,7 @@ skipf(const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("skip %s: ", name);
+	printf("skip %s%s: ", name_prefix, name);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -293,6 +294,7 @@ struct conn_opt {
 	int ud;
 	int srq;		/* client receives through an SRQ (max_sge 2) */
 	int sig_all;		/* QPs created with sq_sig_all */
+	int wr;			/* QPs of rwx_create_qp(): ibv_wr_* builders */
 };
 
 static int getai(int passive, int ud, int port, struct rdma_addrinfo **res)
@@ -401,13 +403,26 @@ static void conn_close(struct conn *c)
 }
 
 /*
+ * Whether @qp has the ibv_wr_* builders rwx_create_qp() asks for, so that
+ * the library's posts to it take that path (checked by the unit tests).
+ */
+static int has_builders(struct ibv_qp *qp, const struct conn_opt *o)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+
+	return x && x->wr_start && x->wr_send && x->wr_send_imm &&
+	       (o->ud || (x->wr_rdma_write && x->wr_rdma_read &&
+			  x->wr_atomic_fetch_add));
+}
+
+/*
  * Connect a client id to a server id through rdma_cm, both in this
  * process.  On failure reports "FAIL setup TAG" and returns -1.
  */
 static int conn_open(struct conn *c, const char *tag, const struct conn_opt *o)
 {
 	struct rdma_addrinfo *sres = NULL, *cres = NULL;
-	struct ibv_qp_init_attr attr;
+	struct ibv_qp_init_attr attr, wr_attr;
 	struct rwx_accept acc;
 	pthread_t th;
 	int port = port_next++, started = 0;
@@ -422,7 +437,9 @@ static int conn_open(struct conn *c, const char *tag, const struct conn_opt *o)
 	if (getai(1, o->ud, port, &sres) || getai(0, o->ud, port, &cres))
 		goto fail;
 	init_attr(&attr, o);
-	if (rdma_create_ep(&c->lid, sres, NULL, &attr)) {
+	init_attr(&wr_attr, o);
+	acc.wr_qp = o->wr ? &wr_attr : NULL;	/* made on accepting */
+	if (rdma_create_ep(&c->lid, sres, NULL, o->wr ? NULL : &attr)) {
 		setwhy("rdma_create_ep (passive): %s", strerror(errno));
 		goto fail;
 	}
@@ -441,8 +458,12 @@ static int conn_open(struct conn *c, const char *tag, const struct conn_opt *o)
 			goto fail;
 	} else {
 		init_attr(&attr, o);
-		if (rdma_create_ep(&c->cli, cres, NULL, &attr)) {
+		if (rdma_create_ep(&c->cli, cres, NULL, o->wr ? NULL : &attr)) {
 			setwhy("rdma_create_ep (active): %s", strerror(errno));
+			goto fail;
+		}
+		if (o->wr && rwx_create_qp(c->cli, NULL, &attr)) {
+			setwhy("rwx_create_qp: %s", strerror(errno));
 			goto fail;
 		}
 	}
@@ -459,6 +480,11 @@ static int conn_open(struct conn *c, const char *tag, const struct conn_opt *o)
 	c->srv = acc.id;
 	if (query_cap(c->cli, &c->ccap) || query_cap(c->srv, &c->scap))
 		goto fail;
+	if (o->wr && !(has_builders(c->cli->qp, o) &&
+		       has_builders(c->srv->qp, o))) {
+		setwhy("a QP of rwx_create_qp() has no ibv_wr_* builders");
+		goto fail;
+	}
 	if (posix_memalign((void **)&c->sbuf, 4096, ARENA) ||
 	    posix_memalign((void **)&c->cbuf, 4096, ARENA)) {
 		setwhy("out of memory");
@@ -1905,9 +1931,9 @@ out:
 
 /* ---- UD: rdma_post_ud_send ---------------------------------------------- */
 
-static void t_ud(void)
+static void t_ud(int wr)
 {
-	struct conn_opt o = { .send_sge = 1, .recv_sge = 1, .ud = 1 };
+	struct conn_opt o = { .send_sge = 1, .recv_sge = 1, .ud = 1, .wr = wr };
 	struct ibv_ah *ah = NULL, *ah2 = NULL;
 	struct rdma_cm_event *ev;
 	struct ibv_wc wc;
@@ -2166,6 +2192,7 @@ static void usage(const char *argv0)
 int main(int argc, char **argv)
 {
 	struct conn_opt o2 = { .send_sge = 2, .recv_sge = 2 };
+	struct conn_opt o2wr = { .send_sge = 2, .recv_sge = 2, .wr = 1 };
 	static const uint32_t sges[] = { 1, 2, 3, 16 };
 	const char *sport = NULL, *cport = NULL;
 	struct conn c;
@@ -2225,7 +2252,30 @@ int main(int argc, char **argv)
 	begin("send_inv");
 	t_inv();
 	begin("ud");
-	t_ud();
+	t_ud(0);
+	/*
+	 * Again on QPs of rwx_create_qp(), whose single-WR posts go
+	 * through rxe's ibv_wr_* builders.
+	 */
+	name_prefix = "wr: ";
+	begin("ibv_wr_* connection");
+	if (!conn_open(&c, "basic (max_send_sge 2, max_recv_sge 2)", &o2wr)) {
+		ok("setup: both QPs have the ibv_wr_* builders");
+		begin("send/recv");
+		t_sendrecv(&c);
+		begin("read/write");
+		t_readwrite(&c);
+		begin("immediates");
+		t_imm(&c);
+		begin("atomics");
+		t_atomic(&c);
+		begin("get_comps");
+		t_get_comps(&c);
+		conn_close(&c);
+	}
+	begin("ud");
+	t_ud(1);
+	name_prefix = "";
 	alarm(0);
 	summary();
 	return nfail ? 1 : 0;
