@@ -22,6 +22,7 @@
  * limit of the QP it posted to last (rwxi_last_qp, same key), read
  * without a lock: a thread posting to one QP never touches the table.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -137,7 +138,29 @@ static uint32_t device_max_sge_rd(struct ibv_context *ctx)
 	return dev.max_sge_rd > 0 ? (uint32_t)dev.max_sge_rd : 0;
 }
 
-struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp) = ibv_qp_to_qp_ex;
+/*
+ * @qp's ibv_qp_ex, or NULL.  ibv_qp_to_qp_ex() reads past a struct
+ * ibv_qp, so it may only be asked of a QP its provider allocated as
+ * libibverbs' struct verbs_qp: every provider with a create_qp_ex of its
+ * own does (mlx4, mlx5, rxe, hns, efa, qedr), while siw, bnxt_re, irdma
+ * and others allocate a bare ibv_qp.  Where the provider has none, the
+ * context's create_qp_ex is libibverbs' placeholder, which is not in the
+ * provider's object (that of its post_send).
+ */
+struct ibv_qp_ex *rwxi_qp_ex_of(struct ibv_qp *qp)
+{
+	struct verbs_context *v = verbs_get_ctx_op(qp->context, create_qp_ex);
+	Dl_info create, post;
+
+	if (!v || !qp->context->ops.post_send ||
+	    !dladdr((void *)v->create_qp_ex, &create) ||
+	    !dladdr((void *)qp->context->ops.post_send, &post) ||
+	    create.dli_fbase != post.dli_fbase)
+		return NULL;
+	return ibv_qp_to_qp_ex(qp);
+}
+
+struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp) = rwxi_qp_ex_of;
 
 /*
  * The opcodes @qp's ibv_wr_* builders post (RWXI_WR() bits; 0: none, or
@@ -145,9 +168,14 @@ struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp) = ibv_qp_to_qp_ex;
  */
 uint32_t rwxi_wr_ops(struct ibv_qp *qp)
 {
-	struct ibv_qp_ex *x = rwxi_qp_to_qp_ex(qp);
+	struct ibv_qp_ex *x;
 	uint32_t ops = 0;
 
+	/* The types whose WRs the library fills in whole (not XRC, DC). */
+	if (qp->qp_type != IBV_QPT_RC && qp->qp_type != IBV_QPT_UC &&
+	    qp->qp_type != IBV_QPT_UD)
+		return 0;
+	x = rwxi_qp_to_qp_ex(qp);
 	if (!x || &x->qp_base != qp || !x->wr_start || !x->wr_complete ||
 	    !x->wr_set_sge || !x->wr_set_inline_data ||
 	    (qp->qp_type == IBV_QPT_UD && !x->wr_set_ud_addr))

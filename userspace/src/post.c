@@ -67,7 +67,7 @@ static int failed_errno(struct ibv_qp *qp, const struct ibv_send_wr *wr,
 /*
  * Post @wr (one WR, at most one SGE, its opcode among the QP's wr_ops:
  * rwxi_wr_ops()) through @qp's ibv_wr_* builders: 0 or the provider's
- * errno.  All or nothing: a provider that fails it posts none of it.
+ * errno.
  */
 static inline __attribute__((always_inline)) int
 wr_post(struct ibv_qp *qp, const struct ibv_send_wr *wr)
@@ -117,20 +117,33 @@ wr_post(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 	    qp->qp_type == IBV_QPT_UD)
 		ibv_wr_set_ud_addr(x, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				   wr->wr.ud.remote_qkey);
+	/* A data setter even for no data: mlx5's finishes the WQE. */
 	if (wr->num_sge && (wr->send_flags & IBV_SEND_INLINE))
 		ibv_wr_set_inline_data(x, (void *)(uintptr_t)sge->addr,
 				       sge->length);
 	else if (wr->num_sge)
 		ibv_wr_set_sge(x, sge->lkey, sge->addr, sge->length);
+	else
+		ibv_wr_set_sge(x, 0, 0, 0);
 	return ibv_wr_complete(x);
+}
+
+/*
+ * A full send queue fails a builder-posted WR with ENOMEM, as it fails
+ * ibv_post_send() on every provider: rxe's builders say ENOSPC (inline
+ * data over the limit, their other ENOSPC, is EINVAL before this).
+ */
+static inline int wr_errno(int ret)
+{
+	return ret == ENOSPC ? ENOMEM : ret;
 }
 
 /*
  * Whether @qp has the builder of @op now: its cached wr_ops may be those
  * of a destroyed QP that had the same address, handle and number (caps.c),
- * and a NULL builder must never be called.  Providers allocate every QP
- * with room for an ibv_qp_ex (libibverbs' struct verbs_qp), zeroed where
- * unused.
+ * and a NULL builder must never be called.  A QP whose context had
+ * builders is one of a provider that allocates every QP as a struct
+ * verbs_qp (rwxi_qp_ex_of()), zeroed where unused.
  */
 static inline int wr_has_builder(const struct ibv_qp *qp,
 				 enum ibv_wr_opcode op)
@@ -173,7 +186,7 @@ static int post_one(struct ibv_qp *qp, struct ibv_send_wr *wr)
 	if (wr->num_sge <= 1 &&
 	    (rwxi_qp_wr_ops(qp) & rwxi_wr_bit(wr->opcode)) &&
 	    wr_has_builder(qp, wr->opcode))
-		return wr_post(qp, wr);
+		return wr_errno(wr_post(qp, wr));
 	return ibv_post_send(qp, wr, &bad);
 }
 
@@ -510,7 +523,7 @@ post_slow(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
 	set_send_wr(wr, context, &sge, 1, flags);
 	ret = wr_post(qp, wr);
 	if (__builtin_expect(ret, 0))
-		return rwxi_fail(failed_errno(qp, wr, ret));
+		return rwxi_fail(failed_errno(qp, wr, wr_errno(ret)));
 	return 0;
 }
 

@@ -10,6 +10,9 @@
 
 #include "rwx_internal.h"
 
+#define ATOMICS (IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+		 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
 /* The opcodes the library posts on a QP of @type (0: none asked for). */
 static uint64_t send_ops_of(enum ibv_qp_type type)
 {
@@ -21,9 +24,7 @@ static uint64_t send_ops_of(enum ibv_qp_type type)
 	switch (type) {
 	case IBV_QPT_RC:
 		return send | write | IBV_QP_EX_WITH_SEND_WITH_INV |
-		       IBV_QP_EX_WITH_RDMA_READ |
-		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_RDMA_READ | ATOMICS;
 	case IBV_QPT_UC:
 		return send | write;
 	case IBV_QPT_UD:
@@ -33,28 +34,56 @@ static uint64_t send_ops_of(enum ibv_qp_type type)
 	}
 }
 
-int rwx_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
-		  struct ibv_qp_init_attr *qp_init_attr)
+/*
+ * rdma_create_qp_ex() of @attr with @ops (none: as rdma_create_qp()); on
+ * success @attr gets the QP's caps as rdma_create_qp() gives them back.
+ */
+static int create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+		     struct ibv_qp_init_attr *attr, uint64_t ops)
 {
 	struct ibv_qp_init_attr_ex ex;
 	int ret;
 
-	if (!id || !qp_init_attr)
-		return rdma_seterrno(EINVAL);
 	memset(&ex, 0, sizeof(ex));
 	/* The same leading fields, as librdmacm's rdma_create_qp() has it. */
-	memcpy(&ex, qp_init_attr, sizeof(*qp_init_attr));
+	memcpy(&ex, attr, sizeof(*attr));
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd ? pd : id->pd;
-	ex.send_ops_flags = send_ops_of(qp_init_attr->qp_type);
-	if (ex.send_ops_flags)
+	if (ops) {
 		ex.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ex.send_ops_flags = ops;
+	}
 	ret = rdma_create_qp_ex(id, &ex);
-	/* A provider without the builders refuses them so. */
-	if (ret && ex.send_ops_flags &&
-	    (errno == EOPNOTSUPP || errno == ENOSYS))
-		return rdma_create_qp(id, pd, qp_init_attr);
 	if (!ret)
-		memcpy(qp_init_attr, &ex, sizeof(*qp_init_attr));
+		memcpy(attr, &ex, sizeof(*attr));
+	return ret;
+}
+
+/* What a provider says of operations it does not take. */
+static int refused(int ret)
+{
+	return ret && (errno == EOPNOTSUPP || errno == ENOSYS);
+}
+
+/*
+ * The builders of what the library posts; without the atomics where the
+ * device has none (mlx5 refuses them there); else none.
+ */
+int rwx_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+		  struct ibv_qp_init_attr *qp_init_attr)
+{
+	uint64_t ops;
+	int ret;
+
+	if (!id || !qp_init_attr)
+		return rdma_seterrno(EINVAL);
+	ops = send_ops_of(qp_init_attr->qp_type);
+	ret = create_qp(id, pd, qp_init_attr, ops);
+	if (refused(ret) && (ops & ATOMICS)) {
+		ops &= ~ATOMICS;
+		ret = create_qp(id, pd, qp_init_attr, ops);
+	}
+	if (refused(ret) && ops)
+		ret = create_qp(id, pd, qp_init_attr, 0);
 	return ret;
 }

@@ -123,13 +123,13 @@ static inline int rwxi_opcode_is_atomic(enum ibv_wr_opcode op)
 
 /*
  * The ibv_wr_* path.  A QP created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
- * has a builder for each opcode it asked for (rxe and mlx5 leave the
- * others NULL; rxe gives every QP of ibv_create_qp_ex(), rdma_cm's
- * included, an ibv_qp_ex, with no builder at all where none was asked
- * for).  The library posts a WR through them when the QP has its
- * opcode's builder and the setters it needs (rwxi_wr_ops()), else
- * through ibv_post_send(): the two may interleave outside a
- * wr_start/wr_complete region (ibv_wr_post(3)).
+ * has the builders of the opcodes it asked for (rxe leaves the others
+ * NULL; mlx5 gives it every builder of its type); a QP created otherwise
+ * has none, though it may have an ibv_qp_ex (rxe: one of
+ * ibv_create_qp_ex() with other extended attributes).  The library posts
+ * a WR through them when the QP has its opcode's builder and the setters
+ * it needs (rwxi_wr_ops()), else through ibv_post_send(): the two may
+ * interleave outside a wr_start/wr_complete region (ibv_wr_post(3)).
  */
 #define RWXI_WR(op) (1u << (op))	/* an opcode's bit in wr_ops */
 
@@ -140,6 +140,7 @@ static inline uint32_t rwxi_wr_bit(enum ibv_wr_opcode op)
 }
 
 uint32_t rwxi_wr_ops(struct ibv_qp *qp);
+struct ibv_qp_ex *rwxi_qp_ex_of(struct ibv_qp *qp);
 extern struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp);
 
 /*

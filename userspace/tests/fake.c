@@ -298,14 +298,18 @@ static void fwr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
 	wr->wr.ud.remote_qkey = qkey;
 }
 
+/* A data setter (one a WR, as ibv_wr_post(3) has it); no data: no SGE. */
 static void fwr_set_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr,
 			uint32_t length)
 {
 	struct ibv_send_wr *wr = fwr_cur();
 
 	(void)x;
-	if (wr->num_sge)
+	if (F.wr_pending.wr_data_set)
 		abort();	/* data set twice */
+	F.wr_pending.wr_data_set = 1;
+	if (!length)
+		return;
 	F.wr_pending.sge[0] = (struct ibv_sge){ addr, length, lkey };
 	wr->num_sge = 1;
 }
@@ -314,6 +318,7 @@ static void fwr_set_inline_data(struct ibv_qp_ex *x, void *addr,
 				size_t length)
 {
 	fwr_set_sge(x, 0, (uintptr_t)addr, (uint32_t)length);
+	F.wr_pending.wr_inline = 1;
 }
 
 /* Checks the WR as post_send does, then records it. */
@@ -328,6 +333,8 @@ static int fwr_complete(struct ibv_qp_ex *x)
 	F.wr_completes++;
 	if (F.post_ret)
 		return F.post_ret;
+	if (!f->wr_data_set)
+		return EINVAL;	/* mlx5 would not even finish the WQE */
 	if (fake_over_limit(&x->qp_base, f->wr.num_sge, 0) ||
 	    fake_inline_over(&x->qp_base, &f->wr) ||
 	    fake_msg_over(&x->qp_base, &f->wr))

@@ -73,6 +73,8 @@ struct fake_wr {
 	int was_recv;
 	int to_srq;
 	int via_wr;			/* posted through the ibv_wr_* builders */
+	int wr_data_set;		/* ... with a data setter called */
+	int wr_inline;			/* ... that of inline data */
 };
 
 struct fake {

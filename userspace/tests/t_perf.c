@@ -75,6 +75,19 @@ static void perf_cq_mod_no_peak(void)
 	CHECK_EQ(PARSE(&o, "--no-peak=1"), -1);
 }
 
+/* perftest's --use_new_send: the ibv_wr_* path. */
+static void perf_new_send(void)
+{
+	struct rwx_perf_opts o;
+
+	CHECK_EQ(PARSE(&o, "host"), 0);
+	CHECK_EQ(o.new_send, 0);
+	CHECK_EQ(PARSE(&o, "--new-send", "--op=read", "host"), 0);
+	CHECK_EQ(o.new_send, 1);
+	CHECK_EQ(o.op, PERF_READ);
+	CHECK_EQ(PARSE(&o, "--new-send=1"), -1);
+}
+
 static void perf_bad_flags(void)
 {
 	struct rwx_perf_opts o;
@@ -125,6 +138,7 @@ void suite_perf(void)
 	RUN(perf_defaults_server);
 	RUN(perf_client_flags);
 	RUN(perf_cq_mod_no_peak);
+	RUN(perf_new_send);
 	RUN(perf_bad_flags);
 	RUN(perf_all_sizes);
 	RUN(perf_units);

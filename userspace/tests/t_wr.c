@@ -73,7 +73,6 @@ static void wr_single_posts_use_builders(void)
 				       0xf08, 8, 4, 5), 0);
 	CHECK(paths_are("wwwwwwwwwwwww"));
 	CHECK_EQ(F.wr_completes, 13);
-	CHECK_EQ(F.wr_open, 0);
 	for (i = 0; i < 13; i++)
 		CHECK_EQ(F.posted[i].wr.wr_id, i + 1);
 	CHECK_EQ(F.posted[0].wr.opcode, IBV_WR_SEND);
@@ -92,6 +91,8 @@ static void wr_single_posts_use_builders(void)
 	CHECK_EQ(F.posted[3].wr.wr.rdma.rkey, 0x78);
 	CHECK_EQ(F.posted[3].wr.send_flags, IBV_SEND_SIGNALED);
 	/* Inline data: through ibv_wr_set_inline_data(), the flag kept. */
+	CHECK_EQ(F.posted[4].wr_inline, 1);
+	CHECK_EQ(F.posted[0].wr_inline, 0);
 	CHECK_EQ(F.posted[4].wr.send_flags, IBV_SEND_INLINE);
 	CHECK_EQ(F.posted[4].sge[0].addr, (uintptr_t)buf);
 	CHECK_EQ(F.posted[4].sge[0].length, 16);
@@ -231,9 +232,10 @@ static void wr_stale_builders_not_called(void)
 }
 
 /*
- * ibv_wr_complete() failing: nothing posted, the region closed, the
- * provider's errno, or EINVAL where the QP's limits refuse the WR (inline
- * data over max_inline_data: the fake, as mlx5, says ENOMEM).
+ * ibv_wr_complete() failing: nothing posted; the provider's errno, but
+ * ENOMEM for a full send queue (rxe's builders say ENOSPC, ibv_post_send
+ * ENOMEM), and EINVAL where the QP's limits refuse the WR (inline data
+ * over max_inline_data: the fake, as mlx5, says ENOMEM).
  */
 static void wr_complete_failure(void)
 {
@@ -242,14 +244,16 @@ static void wr_complete_failure(void)
 	setup_wr(FAKE_WR_ALL);
 	mr = fake_mr(buf, sizeof(buf), 9);
 	F.post_ret = ENOSPC;
-	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 32, &mr, 0), ENOSPC);
-	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 32, &mr, 0), ENOSPC);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 32, &mr, 0), ENOMEM);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 32, &mr, 0), ENOMEM);
 	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, 32, &mr, 0, 0x100, 1),
-		  ENOSPC);
+		  ENOMEM);
 	CHECK_ERR(rwx_post_atomic_fadd(&F.id, NULL, buf, 8, &mr, 0, 0x100, 1,
-				       1), ENOSPC);
-	CHECK_EQ(F.wr_completes, 4);
-	CHECK_EQ(F.wr_open, 0);
+				       1), ENOMEM);
+	F.post_ret = EIO;
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 32, &mr, 0), EIO);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, NULL, 0, 0), EIO);
+	CHECK_EQ(F.wr_completes, 6);
 	CHECK_EQ(F.nposted, 0);
 	F.post_ret = 0;
 	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, FAKE_INLINE + 1, NULL,
@@ -257,7 +261,6 @@ static void wr_complete_failure(void)
 	CHECK_ERR(rdma_post_write(&F.id, NULL, buf, FAKE_INLINE + 1, &mr,
 				  IBV_SEND_INLINE, 0x100, 1), EINVAL);
 	CHECK_EQ(F.nposted, 0);
-	CHECK_EQ(F.wr_open, 0);
 	CHECK_EQ(rdma_post_send(&F.id, NULL, buf, FAKE_INLINE, NULL,
 				IBV_SEND_INLINE), 0);
 	CHECK_EQ(F.nposted, 1);
@@ -280,8 +283,53 @@ static void wr_refusals_open_no_region(void)
 				       1, 1), EINVAL);
 	CHECK_EQ(F.nposted, 1);
 	CHECK_EQ(F.wr_completes, 1);
-	CHECK_EQ(F.wr_aborts, 0);
-	CHECK_EQ(F.wr_open, 0);
+}
+
+/* A provider's own create_qp_ex: in the same object as its post_send. */
+static struct ibv_qp *own_create_qp_ex(struct ibv_context *ctx,
+				       struct ibv_qp_init_attr_ex *attr)
+{
+	(void)ctx;
+	(void)attr;
+	return NULL;
+}
+
+/*
+ * ibv_qp_to_qp_ex() reads past a struct ibv_qp: the library asks it only
+ * of QPs whose provider has a create_qp_ex of its own (and so allocates
+ * struct verbs_qp), never of a bare ibv_qp such as siw's, followed here by
+ * bytes that would read as an ibv_qp_ex with builders.
+ */
+static void wr_qp_ex_only_where_provider_has_it(void)
+{
+	static union {
+		struct ibv_qp qp;
+		unsigned char bytes[1024];
+	} q;
+	static struct verbs_context v;
+
+	fake_setup(4, 4, 4);
+	memset(&q, 0xff, sizeof(q));
+	memset(&q.qp, 0, sizeof(q.qp));
+	q.qp.qp_type = IBV_QPT_RC;
+	/* A context of the old ABI: no create_qp_ex at all. */
+	q.qp.context = &F.ctx;
+	CHECK(rwxi_qp_ex_of(&q.qp) == NULL);
+	/* libibverbs' placeholder where the provider has none. */
+	memset(&v, 0, sizeof(v));
+	v.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	v.sz = sizeof(v);
+	v.context.ops.post_send = F.ctx.ops.post_send;
+	v.create_qp_ex = (struct ibv_qp *(*)(struct ibv_context *,
+					     struct ibv_qp_init_attr_ex *))
+			 (void (*)(void))ibv_qp_to_qp_ex;
+	q.qp.context = &v.context;
+	CHECK(rwxi_qp_ex_of(&q.qp) == NULL);
+	rwxi_qp_to_qp_ex = rwxi_qp_ex_of;
+	CHECK_EQ(rwxi_wr_ops(&q.qp), 0);
+	/* The provider's own: its QPs are verbs_qp, asked. */
+	v.create_qp_ex = own_create_qp_ex;
+	CHECK(rwxi_qp_ex_of(&q.qp) == (struct ibv_qp_ex *)&q.qp);
 }
 
 void suite_wr(void)
@@ -294,4 +342,5 @@ void suite_wr(void)
 	RUN(wr_stale_builders_not_called);
 	RUN(wr_complete_failure);
 	RUN(wr_refusals_open_no_region);
+	RUN(wr_qp_ex_only_where_provider_has_it);
 }

@@ -416,6 +416,41 @@ static int has_builders(struct ibv_qp *qp, const struct conn_opt *o)
 }
 
 /*
+ * Regions the library opened with the provider's ibv_wr_start() on QPs of
+ * rwx_create_qp(): each such QP's wr_start is wrapped to count them, so
+ * that a group run on them shows its posts went through the builders.
+ */
+static unsigned long wr_regions;
+static void (*provider_wr_start)(struct ibv_qp_ex *qp);
+
+static void counting_wr_start(struct ibv_qp_ex *qp)
+{
+	wr_regions++;
+	provider_wr_start(qp);
+}
+
+static void count_regions(struct ibv_qp *qp)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+
+	if (x->wr_start != counting_wr_start) {
+		provider_wr_start = x->wr_start;
+		x->wr_start = counting_wr_start;
+	}
+}
+
+/* After a group on QPs of rwx_create_qp(): it posted through builders. */
+static void expect_regions(const char *what, unsigned long before)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name),
+		 "%s: posts went through the ibv_wr_* builders", what);
+	setwhy("%lu regions", wr_regions - before);
+	expect(name, wr_regions > before);
+}
+
+/*
  * Connect a client id to a server id through rdma_cm, both in this
  * process.  On failure reports "FAIL setup TAG" and returns -1.
  */
@@ -484,6 +519,10 @@ static int conn_open(struct conn *c, const char *tag, const struct conn_opt *o)
 		       has_builders(c->srv->qp, o))) {
 		setwhy("a QP of rwx_create_qp() has no ibv_wr_* builders");
 		goto fail;
+	}
+	if (o->wr) {
+		count_regions(c->cli->qp);
+		count_regions(c->srv->qp);
 	}
 	if (posix_memalign((void **)&c->sbuf, 4096, ARENA) ||
 	    posix_memalign((void **)&c->cbuf, 4096, ARENA)) {
@@ -2196,6 +2235,7 @@ int main(int argc, char **argv)
 	static const uint32_t sges[] = { 1, 2, 3, 16 };
 	const char *sport = NULL, *cport = NULL;
 	struct conn c;
+	unsigned long n;
 	unsigned i;
 	int op;
 
@@ -2262,19 +2302,31 @@ int main(int argc, char **argv)
 	if (!conn_open(&c, "basic (max_send_sge 2, max_recv_sge 2)", &o2wr)) {
 		ok("setup: both QPs have the ibv_wr_* builders");
 		begin("send/recv");
+		n = wr_regions;
 		t_sendrecv(&c);
+		expect_regions("send/recv", n);
 		begin("read/write");
+		n = wr_regions;
 		t_readwrite(&c);
+		expect_regions("read/write", n);
 		begin("immediates");
+		n = wr_regions;
 		t_imm(&c);
+		expect_regions("immediates", n);
 		begin("atomics");
+		n = wr_regions;
 		t_atomic(&c);
+		expect_regions("atomics", n);
 		begin("get_comps");
+		n = wr_regions;
 		t_get_comps(&c);
+		expect_regions("get_comps", n);
 		conn_close(&c);
 	}
 	begin("ud");
+	n = wr_regions;
 	t_ud(1);
+	expect_regions("ud", n);
 	name_prefix = "";
 	alarm(0);
 	summary();
