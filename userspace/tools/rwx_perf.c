@@ -66,6 +66,30 @@ static void qp_attr(struct ibv_qp_init_attr *a, const struct rwx_perf_opts *o)
 	a->sq_sig_all = 0;
 }
 
+/*
+ * @id's QP, as rdma_create_qp() makes it or, with --new-send, as
+ * rwx_create_qp() does (with the ibv_wr_* builders the library then
+ * posts through: refused if the provider gave it none).
+ */
+static int create_qp(struct rdma_cm_id *id, const struct rwx_perf_opts *o)
+{
+	struct ibv_qp_init_attr attr;
+	struct ibv_qp_ex *x;
+
+	qp_attr(&attr, o);
+	if (!o->new_send)
+		return rdma_create_qp(id, NULL, &attr) ?
+		       die("rdma_create_qp") : 0;
+	if (rwx_create_qp(id, NULL, &attr))
+		return die("rwx_create_qp");
+	x = ibv_qp_to_qp_ex(id->qp);
+	if (!x || !x->wr_start) {
+		errno = EOPNOTSUPP;
+		return die("--new-send: no ibv_wr_* builders on this QP");
+	}
+	return 0;
+}
+
 /* One completion, busy-polled like perftest; fails on a bad status. */
 static int reap(struct rwx_conn *c, enum rwx_cq_sel which, struct ibv_wc *wc,
 		int n)
@@ -156,7 +180,6 @@ static int run_size(struct rwx_conn *c, const struct rwx_perf_opts *o,
 static int client(const struct rwx_perf_opts *o)
 {
 	struct rdma_addrinfo hints, *res = NULL;
-	struct ibv_qp_init_attr attr;
 	struct rdma_conn_param cp;
 	struct wire_cfg cfg;
 	struct wire_buf rb;
@@ -169,13 +192,12 @@ static int client(const struct rwx_perf_opts *o)
 	hints.ai_port_space = RDMA_PS_TCP;
 	if (rdma_getaddrinfo(o->host, o->port, &hints, &res))
 		return die("rdma_getaddrinfo");
-	qp_attr(&attr, o);
-	if (rdma_create_ep(&c.id, res, NULL, &attr)) {
+	if (rdma_create_ep(&c.id, res, NULL, NULL)) {
 		rdma_freeaddrinfo(res);
 		return die("rdma_create_ep");
 	}
 	rdma_freeaddrinfo(res);
-	if (rwx_conn_buf(&c, max_size(o)))
+	if (create_qp(c.id, o) || rwx_conn_buf(&c, max_size(o)))
 		goto out;
 
 	cfg.op = htonl(o->op);
@@ -284,7 +306,6 @@ static int serve_sends(struct rwx_conn *c, const struct rwx_perf_opts *o,
 
 static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 {
-	struct ibv_qp_init_attr attr;
 	struct rdma_conn_param cp;
 	struct rwx_conn c = { .id = id };
 	struct wire_buf wb;
@@ -295,12 +316,7 @@ static int serve_one(struct rdma_cm_id *id, struct rwx_perf_opts *o)
 
 	if (cfg_from_wire(id, o))
 		goto out;
-	qp_attr(&attr, o);
-	if (rdma_create_qp(id, NULL, &attr)) {
-		die("rdma_create_qp");
-		goto out;
-	}
-	if (rwx_conn_buf(&c, max_size(o)))
+	if (create_qp(id, o) || rwx_conn_buf(&c, max_size(o)))
 		goto out;
 	total = o->op == PERF_SEND ?
 		(uint64_t)o->iters * (uint64_t)rwx_perf_sizes(o, sizes,

@@ -22,6 +22,7 @@ struct rwx_perf_opts {
 	uint32_t cq_mod;	/* signal one WR in cq_mod */
 	int all;
 	int no_peak;		/* no clock read per reaped batch */
+	int new_send;		/* QP of rwx_create_qp(): ibv_wr_* posts */
 	enum rwx_perf_op op;
 };
 

@@ -3,7 +3,7 @@
  * rwx_perf's command line, perftest style: no address means server, an
  * address means client; -p/--port, -s/--size, -n/--iters, -a, -t/--tx-depth,
  * -r/--rx-depth,
- * -Q/--cq-mod, -N/--no-peak and --op write|read|send.
+ * -Q/--cq-mod, -N/--no-peak, --new-send and --op write|read|send.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +28,9 @@ void rwx_perf_usage(FILE *f, const char *prog)
 		"  -Q, --cq-mod=<n>        signal every n-th WR (default 64)\n"
 		"  -N, --no-peak           no peak bandwidth: no clock read\n"
 		"                          per reaped batch (perftest's -N)\n"
+		"      --new-send          this side's QP made by rwx_create_qp():\n"
+		"                          posts through ibv_wr_* (perftest's\n"
+		"                          --use_new_send)\n"
 		"      --op=write|read|send  operation (default write)\n"
 		"  -h, --help              this text\n"
 		"\n"
@@ -100,6 +103,7 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 		{ "rx-depth", required_argument, NULL, 'r' },
 		{ "cq-mod", required_argument, NULL, 'Q' },
 		{ "no-peak", no_argument, NULL, 'N' },
+		{ "new-send", no_argument, NULL, 'W' },
 		{ "op", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -144,6 +148,9 @@ int rwx_perf_parse(int argc, char **argv, struct rwx_perf_opts *o,
 			break;
 		case 'N':
 			o->no_peak = 1;
+			break;
+		case 'W':
+			o->new_send = 1;
 			break;
 		case 'O':
 			if (parse_op(optarg, &o->op))
