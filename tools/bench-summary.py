@@ -31,14 +31,16 @@ MiB/s of the engine-built target and of the distro's, and their ratio
 (above 1: the engine moved more).
 
 --userspace: the guest log of the userspace part.  "bench: userspace perf
-OP SIZE TOOL ROUND ITERS LOOP_US CLIENT_US" lines: per operation and size,
-each round's cost of ITERS iterations is LOOP_US at 2 x ITERS less LOOP_US
-at ITERS; prints the median messages/s and MiB/s of rwx_perf and perftest
-and their ratio (above 1: rwx_perf moved more).  "bench: userspace post
-insns OP SIDE INSNS CALLS" and "... post time OP ROUND LIB_NS INLINE_NS":
-per operation one library call's user-space instructions (callgrind) and
-time (median of the rounds) beside the inline helper's, ratio
-library/inline (the target: at most 1.05).
+API OP SIZE TOOL ROUND ITERS LOOP_US CLIENT_US" lines: per posting API
+(post: ibv_post_send; wr: ibv_wr_*), operation and size, each round's cost
+of ITERS iterations is LOOP_US at 2 x ITERS less LOOP_US at ITERS; prints
+the median messages/s and MiB/s of rwx_perf and perftest and their ratio
+(above 1: rwx_perf moved more).  "bench: userspace post insns API OP SIDE
+INSNS CALLS" and "... post time API OP ROUND LIB_NS INLINE_NS": per API and
+operation one library call's user-space instructions (callgrind) and time
+(median of the rounds) beside the inline helper's (always through
+ibv_post_send, on the same QP), ratio library/inline (the targets: at most
+1.05 through ibv_post_send, at most 0.9 through ibv_wr_*).
 
 Exits 1 when a log lacks a shape, a workload, a side, a round or a call:
 a run that did not produce its figures is a failed run."""
@@ -52,15 +54,17 @@ COST = re.compile(r'rwx_bench: cost (WRITE|READ)\s+(\d+) x 1 page \+(\d+)\s+'
                   r'rdma_rwx\s+(\d+) ns\s+(\d+) WRs ib_core\s+(\d+) ns\s+(\d+) WRs'
                   r'.* floor\s+(\d+) ns')
 DATA = re.compile(r'bench: data (\w+) (\S+) (engine|ib_core) (\d+) ([\d.]+) ([\d.]+)$')
-PERF = re.compile(r'bench: userspace perf (\w+) (\d+) (rwx_perf|perftest) (\d+) (\d+) '
+PERF = re.compile(r'bench: userspace perf (post|wr) (\w+) (\d+) (rwx_perf|perftest) (\d+) (\d+) '
                   r'(\d+|FAILED) (\d+|FAILED)$')
-POST_INSNS = re.compile(r'bench: userspace post insns (\w+) (lib|inline) (\d+|none) (\d+|none)$')
-POST_TIME = re.compile(r'bench: userspace post time (\w+) (\d+) ([\d.]+) ([\d.]+)$')
+POST_INSNS = re.compile(r'bench: userspace post insns (post|wr) (\w+) (lib|inline) (\d+|none) '
+                        r'(\d+|none)$')
+POST_TIME = re.compile(r'bench: userspace post time (post|wr) (\w+) (\d+) ([\d.]+) ([\d.]+)$')
 TRACE = re.compile(r'bench: trace (out|off|on) (\d+) (rwx_bench: cost .*)')
 TRACE_EVENTS = re.compile(r'bench: trace on (\d+) events (\d+) ')
 TRACE_VARIANTS = ('out', 'off', 'on')
 PERF_TOOLS = ('rwx_perf', 'perftest')
 POST_OPS = ('write', 'send')
+POST_APIS = ('post', 'wr')
 ENTRIES = (1, 2, 4, 16, 64, 256)
 OFFSETS = (0, 512)
 
@@ -250,39 +254,39 @@ def data_table(logs):
 
 
 def perf_table(lines):
-    """rwx_perf against perftest; returns (status, ratios)."""
-    loops = collections.defaultdict(dict)   # (op, size, tool, round) -> {iters: us}
+    """rwx_perf against perftest; returns (status, {api: [ratios]})."""
+    loops = collections.defaultdict(dict)   # (api, op, size, tool, round) -> {iters: us}
     order = []
     for line in lines:
         m = PERF.search(line)
         if not m:
             continue
-        op, size, tool, rnd, iters, loop_us, _ = m.groups()
-        if (op, int(size)) not in order:
-            order.append((op, int(size)))
-        loops[op, int(size), tool, int(rnd)][int(iters)] = loop_us
+        api, op, size, tool, rnd, iters, loop_us, _ = m.groups()
+        if (api, op, int(size)) not in order:
+            order.append((api, op, int(size)))
+        loops[api, op, int(size), tool, int(rnd)][int(iters)] = loop_us
     if not order:
         print('bench: no rwx_perf/perftest results')
-        return 1, []
-    rounds = max(k[3] for k in loops)
-    status, ratios, rows = 0, [], []
-    for op, size in order:
+        return 1, {}
+    rounds = max(k[4] for k in loops)
+    status, ratios, rows = 0, collections.defaultdict(list), []
+    for api, op, size in order:
         rate = {}
         for tool in PERF_TOOLS:
             rate[tool] = []
             for rnd in range(1, rounds + 1):
-                runs = loops.get((op, size, tool, rnd), {})
+                runs = loops.get((api, op, size, tool, rnd), {})
                 iters = sorted(runs)
                 if (len(iters) != 2 or iters[1] != 2 * iters[0] or
                         'FAILED' in runs.values()):
-                    print('bench: userspace %s %d B %s round %d: no figures' %
-                          (op, size, tool, rnd))
+                    print('bench: userspace %s %s %d B %s round %d: no figures' %
+                          (api, op, size, tool, rnd))
                     status = 1
                     continue
                 cost_us = int(runs[iters[1]]) - int(runs[iters[0]])
                 if cost_us <= 0:
-                    print('bench: userspace %s %d B %s round %d: %d iterations '
-                          'took no longer than %d' % (op, size, tool, rnd,
+                    print('bench: userspace %s %s %d B %s round %d: %d iterations '
+                          'took no longer than %d' % (api, op, size, tool, rnd,
                                                       iters[1], iters[0]))
                     status = 1
                     continue
@@ -291,16 +295,17 @@ def perf_table(lines):
             continue
         r = statistics.median(rate['rwx_perf'])
         p = statistics.median(rate['perftest'])
-        ratios.append(r / p)
-        rows.append('bench: %-5s %8d %10.0f %10.0f %6.2f %10.2f %10.2f' %
-                    (op, size, r, p, r / p, r * size / 2**20, p * size / 2**20))
-    print('bench: rwx_perf against perftest, same settings, both through rdma_cm; '
+        ratios[api].append(r / p)
+        rows.append('bench: %-5s %-4s %8d %10.0f %10.0f %6.2f %10.2f %10.2f' %
+                    (op, api, size, r, p, r / p, r * size / 2**20, p * size / 2**20))
+    print('bench: rwx_perf against perftest, same settings, both through rdma_cm, '
+          'posting through ibv_post_send (post) or ibv_wr_* (wr); '
           'the cost of N iterations = loop time at 2N - at N; medians of %d rounds'
           % rounds)
-    print('bench: %-5s %8s %10s %10s %6s %10s %10s' %
-          ('op', 'size', 'rwx_perf', 'perftest', 'ratio', 'rwx_perf', 'perftest'))
-    print('bench: %-5s %8s %10s %10s %6s %10s %10s' %
-          ('', 'bytes', 'msg/s', 'msg/s', '', 'MiB/s', 'MiB/s'))
+    print('bench: %-5s %-4s %8s %10s %10s %6s %10s %10s' %
+          ('op', 'api', 'size', 'rwx_perf', 'perftest', 'ratio', 'rwx_perf', 'perftest'))
+    print('bench: %-5s %-4s %8s %10s %10s %6s %10s %10s' %
+          ('', '', 'bytes', 'msg/s', 'msg/s', '', 'MiB/s', 'MiB/s'))
     for row in rows:
         print(row)
     return status, ratios
@@ -308,37 +313,40 @@ def perf_table(lines):
 
 def post_table(lines):
     """One post call, library against the inline helper; returns
-    (status, {op: instruction ratio})."""
+    (status, {(api, op): instruction ratio})."""
     insns, times = {}, collections.defaultdict(list)
     for line in lines:
         m = POST_INSNS.search(line)
         if m:
-            op, side, total, calls = m.groups()
+            api, op, side, total, calls = m.groups()
             if total != 'none' and calls not in ('none', '0'):
-                insns[op, side] = int(total) / int(calls)
+                insns[api, op, side] = int(total) / int(calls)
         m = POST_TIME.search(line)
         if m:
-            op, _, lib, inline = m.groups()
-            times[op].append((float(lib), float(inline)))
+            api, op, _, lib, inline = m.groups()
+            times[api, op].append((float(lib), float(inline)))
     status, ratios = 0, {}
-    print('bench: one rdma_post_* call on one QP: librdmarwx against librdmacm\'s '
-          'inline helper; user-space instructions (callgrind) and time per call '
-          '(median of %d rounds)' % min([len(v) for v in times.values()] or [0]))
-    print('bench: %-5s %9s %9s %6s | %9s %9s %6s' %
-          ('op', 'library', 'inline', 'ratio', 'library', 'inline', 'ratio'))
-    print('bench: %-5s %9s %9s %6s | %9s %9s %6s' %
-          ('', 'insns', 'insns', '', 'ns', 'ns', ''))
-    for op in POST_OPS:
-        if (op, 'lib') not in insns or (op, 'inline') not in insns or not times[op]:
-            print('bench: %-5s incomplete' % op)
-            status = 1
-            continue
-        lib, inl = insns[op, 'lib'], insns[op, 'inline']
-        tl = statistics.median(t[0] for t in times[op])
-        ti = statistics.median(t[1] for t in times[op])
-        ratios[op] = lib / inl
-        print('bench: %-5s %9.1f %9.1f %6.2f | %9.0f %9.0f %6.2f' %
-              (op, lib, inl, lib / inl, tl, ti, tl / ti if ti else 0))
+    print('bench: one rdma_post_* call on one QP: librdmarwx (through ibv_post_send: '
+          'post, or the QP\'s ibv_wr_* builders: wr) against librdmacm\'s inline '
+          'helper (ibv_post_send); user-space instructions (callgrind) and time per '
+          'call (median of %d rounds)' % min([len(v) for v in times.values()] or [0]))
+    print('bench: %-5s %-4s %9s %9s %6s | %9s %9s %6s' %
+          ('op', 'api', 'library', 'inline', 'ratio', 'library', 'inline', 'ratio'))
+    print('bench: %-5s %-4s %9s %9s %6s | %9s %9s %6s' %
+          ('', '', 'insns', 'insns', '', 'ns', 'ns', ''))
+    for api in POST_APIS:
+        for op in POST_OPS:
+            if ((api, op, 'lib') not in insns or (api, op, 'inline') not in insns or
+                    not times[api, op]):
+                print('bench: %-5s %-4s incomplete' % (op, api))
+                status = 1
+                continue
+            lib, inl = insns[api, op, 'lib'], insns[api, op, 'inline']
+            tl = statistics.median(t[0] for t in times[api, op])
+            ti = statistics.median(t[1] for t in times[api, op])
+            ratios[api, op] = lib / inl
+            print('bench: %-5s %-4s %9.1f %9.1f %6.2f | %9.0f %9.0f %6.2f' %
+                  (op, api, lib, inl, lib / inl, tl, ti, tl / ti if ti else 0))
     return status, ratios
 
 
@@ -353,11 +361,15 @@ def userspace_tables(log):
     print()
     post_status, post_ratios = post_table(lines)
     status |= perf_status | post_status
-    if perf_ratios and len(post_ratios) == len(POST_OPS):
-        print('bench: userspace: rwx_perf/perftest ratio lowest %.2f, highest %.2f; '
-              'library/inline instructions %s' %
-              (min(perf_ratios), max(perf_ratios),
-               ', '.join('%s %.2f' % (op, post_ratios[op]) for op in POST_OPS)))
+    if (all(perf_ratios.get(api) for api in POST_APIS) and
+            len(post_ratios) == len(POST_OPS) * len(POST_APIS)):
+        print('bench: userspace: rwx_perf/perftest ratio %s; library/inline '
+              'instructions %s' %
+              (', '.join('%s lowest %.2f, highest %.2f' %
+                         (api, min(perf_ratios[api]), max(perf_ratios[api]))
+                         for api in POST_APIS),
+               ', '.join('%s %s %.2f' % (api, op, post_ratios[api, op])
+                         for api in POST_APIS for op in POST_OPS)))
     return status
 
 

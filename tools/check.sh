@@ -973,16 +973,17 @@ bench_trace_summary() {
 }
 bench_table "make bench, short: the trace events' cost table (compiled out, off, on)" \
 	bench_trace_rows bench_trace_summary
-# The userspace part (64 B only): a rwx_perf/perftest row per operation,
-# a library/inline row per post call, and the line that sums them up.
+# The userspace part (64 B only): a rwx_perf/perftest row per operation
+# and posting API, a library/inline row per post call and API, and the
+# line that sums them up.
 bench_perf_rows() {
-	bench_lines 3 '^bench: (write|read|send) +64 +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$'
+	bench_lines 6 '^bench: (write|read|send) +(post|wr) +64 +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$'
 }
 bench_post_rows() {
-	bench_lines 2 '^bench: (write|send) +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+$'
+	bench_lines 4 '^bench: (write|send) +(post|wr) +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]+ \| +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+$'
 }
 bench_userspace_summary() {
-	bench_line '^bench: userspace: rwx_perf/perftest ratio lowest [0-9.]+, highest [0-9.]+; library/inline instructions write [0-9.]+, send [0-9.]+$'
+	bench_line '^bench: userspace: rwx_perf/perftest ratio post lowest [0-9.]+, highest [0-9.]+, wr lowest [0-9.]+, highest [0-9.]+; library/inline instructions post write [0-9.]+, post send [0-9.]+, wr write [0-9.]+, wr send [0-9.]+$'
 }
 bench_table "make bench, short: the userspace tables (rwx_perf/perftest, one post call)" \
 	bench_perf_rows bench_post_rows bench_userspace_summary

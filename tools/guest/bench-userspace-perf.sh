@@ -13,14 +13,17 @@
 # window (perftest's warm-up and CPU-frequency sampling, this script's
 # own wake-ups).  perftest's whole run is no measure: its teardown waits
 # on timers, so at 2 x ITERS it has been seen to take no longer than at
-# ITERS.  One line per run:
-#   bench: userspace perf OP SIZE TOOL ROUND ITERS LOOP_US CLIENT_US
+# ITERS.  Each with both posting APIs: "post" (ibv_post_send(): perftest
+# --use_old_post_send, rwx_perf's QP from rdma_create_qp) and "wr"
+# (ibv_wr_*: perftest's default, rwx_perf --new-send).  One line per run:
+#   bench: userspace perf API OP SIZE TOOL ROUND ITERS LOOP_US CLIENT_US
 # Settings (environment):
 #   UP_ADDR     the server's address (192.0.2.1)
 #   UP_OPS      operations ("write read send")
 #   UP_SIZES    SIZE:ITERS pairs; each size runs ITERS and 2 x ITERS
 #               iterations, whose difference is the cost of ITERS
 #   UP_ROUNDS   rounds; odd rounds rwx_perf first, even rounds perftest
+#   UP_APIS     posting APIs ("post wr")
 #   UP_RWX_PERF rwx_perf's path
 set -u
 TX_DEPTH=128 CQ_MOD=64 RX_DEPTH=512 OUTS=16
@@ -82,21 +85,24 @@ follow_client() {
 	kill -CONT "$2" 2> /dev/null
 }
 
-# perf_run TOOL OP SIZE ITERS: one server and one timed client; sets
+# perf_run TOOL API OP SIZE ITERS: one server and one timed client; sets
 # loop_us to the time from the client's result header to its result row
 # and client_us to the client's whole run, in microseconds, or fails.
 perf_run() {
-	local tool=$1 op=$2 size=$3 iters=$4 srv cli t0 t1 i rc=0 cmd
+	local tool=$1 api=$2 op=$3 size=$4 iters=$5 srv cli t0 t1 i rc=0 cmd
 	local args=(-p $((++port)) -s "$size" -n "$iters" -t $TX_DEPTH -Q $CQ_MOD)
 	if [ "$tool" = rwx_perf ]; then
 		args+=(--op "$op" -N)
 		[ "$op" = send ] && args+=(-r $RX_DEPTH)
+		[ "$api" = wr ] && args+=(--new-send)
 		cmd=("$UP_RWX_PERF" "${args[@]}")
 	else
 		# -I 0: no inline data (rwx_perf posts none); the old post
-		# path: ibv_post_send(), as librdmarwx; -N: no peak (its
-		# computation is quadratic in the iterations).
-		args+=(-R -d rxe0 -F -N --use_old_post_send)
+		# path, ibv_post_send(), or the new, ibv_wr_* (perftest's
+		# default), as librdmarwx on the QP rwx_perf makes; -N: no
+		# peak (its computation is quadratic in the iterations).
+		args+=(-R -d rxe0 -F -N)
+		[ "$api" = post ] && args+=(--use_old_post_send)
 		case $op in
 		write) args+=(-I 0) ;;
 		read) args+=(-o $OUTS) ;;
@@ -145,14 +151,16 @@ perf_run() {
 for ((round = 1; round <= UP_ROUNDS; round++)); do
 	tools="rwx_perf perftest"
 	((round % 2)) || tools="perftest rwx_perf"
-	for pair in $UP_SIZES; do
-		size=${pair%%:*} iters=${pair#*:}
-		for op in $UP_OPS; do
-			for tool in $tools; do
-				for n in "$iters" $((2 * iters)); do
-					perf_run "$tool" "$op" "$size" "$n" ||
-						loop_us=FAILED client_us=FAILED
-					echo "bench: userspace perf $op $size $tool $round $n $loop_us $client_us"
+	for api in ${UP_APIS:-post wr}; do
+		for pair in $UP_SIZES; do
+			size=${pair%%:*} iters=${pair#*:}
+			for op in $UP_OPS; do
+				for tool in $tools; do
+					for n in "$iters" $((2 * iters)); do
+						perf_run "$tool" "$api" "$op" "$size" "$n" ||
+							loop_us=FAILED client_us=FAILED
+						echo "bench: userspace perf $api $op $size $tool $round $n $loop_us $client_us"
+					done
 				done
 			done
 		done

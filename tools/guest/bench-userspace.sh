@@ -5,9 +5,13 @@
 #  - post: rwx_postbench, one library rdma_post_write / rdma_post_send
 #    against librdmacm's inline helper: the time per call, then under
 #    callgrind the user-space instructions per call.  Lines:
-#      bench: userspace post time OP ROUND LIB_NS INLINE_NS
-#      bench: userspace post insns OP SIDE INSNS CALLS
-#      bench: userspace post profile OP SIDE FUNCTION INSNS_PER_CALL
+#      bench: userspace post time API OP ROUND LIB_NS INLINE_NS
+#      bench: userspace post insns API OP SIDE INSNS CALLS
+#      bench: userspace post profile API OP SIDE FUNCTION INSNS_PER_CALL
+#    API "post": the poster's QP from rdma_create_ep, the library posting
+#    through ibv_post_send(); "wr": from rwx_create_qp (rwx_postbench -w),
+#    the library through rxe's ibv_wr_* builders, the inline helper still
+#    through ibv_post_send().
 # Settings: UP_OPS, UP_SIZES, UP_ROUNDS (as bench-userspace-perf.sh),
 # UP_POST_ROUNDS, UP_POST_BATCHES (rwx_postbench -r, -n; each callgrind
 # run is one round of UP_CG_BATCHES batches).
@@ -53,27 +57,29 @@ bench_userspace_perf() {
 	userspace_root_down
 }
 
-# post_insns OP SIDE: one callgrind run of rwx_postbench on that function
-# alone; prints its instructions per call and the split by function.
+# post_insns API OP SIDE: one callgrind run of rwx_postbench on that
+# function alone; prints its instructions per call and the split by function.
 post_insns() {
-	local op=$1 side=$2 fn=rdma_post_$1 cg=/tmp/postbench.cg calls total
+	local api=$1 op=$2 side=$3 fn=rdma_post_$2 cg=/tmp/postbench.cg calls total
+	local wr=()
+	[ "$api" = wr ] && wr=(-w)
 	[ "$side" = inline ] && fn=rdmacm_post_$op
 	# Lazy binding would land in the first calls: bind at start.
 	LD_BIND_NOW=1 valgrind --tool=callgrind --callgrind-out-file=$cg \
 		--collect-atstart=no --toggle-collect="$fn" \
-		"$UP_U/bench/rwx_postbench" -p $((++UP_PORT)) -o "$op" -i "$side" \
+		"$UP_U/bench/rwx_postbench" -p $((++UP_PORT)) "${wr[@]}" -o "$op" -i "$side" \
 		-r 1 -n "${UP_CG_BATCHES:-8}" > /tmp/postbench.out 2> /tmp/postbench.vg ||
 		{ cat /tmp/postbench.out /tmp/postbench.vg; return 1; }
-	calls=$(sed -n "s/^postbench: calls $op $side \([0-9]*\)$/\1/p" /tmp/postbench.out)
+	calls=$(sed -n "s/^postbench: calls $api $op $side \([0-9]*\)$/\1/p" /tmp/postbench.out)
 	callgrind_annotate --auto=no --threshold=100 $cg > /tmp/postbench.ann
-	cp $cg "$RWX_OUT/postbench-$op-$side.cg" 2> /dev/null
+	cp $cg "$RWX_OUT/postbench-$api-$op-$side.cg" 2> /dev/null
 	total=$(awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}' /tmp/postbench.ann)
-	echo "bench: userspace post insns $op $side ${total:-none} ${calls:-none}"
+	echo "bench: userspace post insns $api $op $side ${total:-none} ${calls:-none}"
 	[ -n "$calls" ] && [ "$calls" -gt 0 ] || return 1
 	# Each function's own count as SOURCE:FUNCTION (the object when the
 	# source is unknown; code inlined from a header is named by it); the
 	# frames above the function measured carry the whole count.
-	awk -v pre="bench: userspace post profile $op $side" -v calls="$calls" \
+	awk -v pre="bench: userspace post profile $api $op $side" -v calls="$calls" \
 	    -v total="$total" '
 		/file:function/ { on = 1; next }
 		on && /^ *[0-9,]+ \(/ {
@@ -96,15 +102,20 @@ post_insns() {
 }
 
 bench_userspace_post() {
-	local op side out=/tmp/postbench.out
+	local api op side out=/tmp/postbench.out wr
 	UP_PORT=19600
-	"$UP_U/bench/rwx_postbench" -p $UP_PORT -r "${UP_POST_ROUNDS:-15}" \
-		-n "${UP_POST_BATCHES:-32}" > $out || { cat $out; return 1; }
-	sed -n 's/^postbench: time \([a-z]*\) round \([0-9]*\) lib \([0-9.]*\) inline \([0-9.]*\) ns\/call$/bench: userspace post time \1 \2 \3 \4/p' \
-		$out
-	for op in write send; do
-		for side in lib inline; do
-			post_insns $op $side || return 1
+	for api in post wr; do
+		wr=()
+		[ "$api" = wr ] && wr=(-w)
+		"$UP_U/bench/rwx_postbench" -p $((UP_PORT += 10)) "${wr[@]}" \
+			-r "${UP_POST_ROUNDS:-15}" -n "${UP_POST_BATCHES:-32}" > $out ||
+			{ cat $out; return 1; }
+		sed -n 's/^postbench: time \([a-z]*\) \([a-z]*\) round \([0-9]*\) lib \([0-9.]*\) inline \([0-9.]*\) ns\/call$/bench: userspace post time \1 \2 \3 \4 \5/p' \
+			$out
+		for op in write send; do
+			for side in lib inline; do
+				post_insns $api $op $side || return 1
+			done
 		done
 	done
 }

@@ -6,7 +6,11 @@
  * arguments.  make bench runs it in a QEMU guest on Soft-RoCE.
  *
  *   rwx_postbench [-a addr] [-p port] [-s size] [-r rounds] [-n batches]
- *                 [-o write|send] [-i lib|inline]
+ *                 [-o write|send] [-i lib|inline] [-w]
+ *
+ * -w: the posting QP made by rwx_create_qp(), so that the library posts
+ * through rxe's ibv_wr_* builders (the inline helper, ibv_post_send(),
+ * on the same QP); its lines then name the API "wr", else "post".
  *
  * Both sides post batches of one shape: BATCH - 1 unsignaled WRs and a
  * signaled last one, whose completion (and for SEND the peer's receive
@@ -81,6 +85,7 @@ struct options {
 	unsigned int batches;
 	int ops[NR_OPS];	/* which to run */
 	int impls[NR_IMPLS];
+	int wr;			/* -w: the poster's QP of rwx_create_qp() */
 };
 
 static uint64_t now_ns(void)
@@ -95,6 +100,17 @@ static int fail(const char *what)
 {
 	fprintf(stderr, "rwx_postbench: %s: %s\n", what, strerror(errno));
 	return -1;
+}
+
+/* Whether rwx_create_qp() gave @qp ibv_wr_* builders (else errno). */
+static int has_builders(struct ibv_qp *qp)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+
+	if (x && x->wr_start && x->wr_rdma_write && x->wr_send)
+		return 1;
+	errno = EOPNOTSUPP;
+	return 0;
 }
 
 /* Both ends of one RC connection in this process, through rdma_cm. */
@@ -132,7 +148,9 @@ static int bench_connect(struct bench *b, const struct options *o)
 		fprintf(stderr, "rwx_postbench: pthread_create failed\n");
 		goto out;
 	}
-	if (rdma_create_ep(&b->active.id, active, NULL, &attr) ||
+	if (rdma_create_ep(&b->active.id, active, NULL, o->wr ? NULL : &attr) ||
+	    (o->wr && rwx_create_qp(b->active.id, NULL, &attr)) ||
+	    (o->wr && !has_builders(b->active.id->qp)) ||
 	    rdma_connect(b->active.id, NULL)) {
 		/* The acceptor would wait for ever: give up the process. */
 		fail("connect");
@@ -265,6 +283,12 @@ static uint64_t empty_window_ns(void)
 	return best;
 }
 
+/* The posting API the library takes on the poster's QP. */
+static const char *api_name(const struct options *o)
+{
+	return o->wr ? "wr" : "post";
+}
+
 static int run(struct bench *b, const struct options *o)
 {
 	uint64_t empty = empty_window_ns(), sum[NR_IMPLS];
@@ -304,8 +328,8 @@ static int run(struct bench *b, const struct options *o)
 				calls[op][impl] += (unsigned long)o->batches *
 						   BATCH;
 			}
-			printf("postbench: time %s round %u lib %.1f inline "
-			       "%.1f ns/call\n", op_name[op], r,
+			printf("postbench: time %s %s round %u lib %.1f inline "
+			       "%.1f ns/call\n", api_name(o), op_name[op], r,
 			       (double)sum[IMPL_LIB] / (o->batches * BATCH),
 			       (double)sum[IMPL_INLINE] /
 			       (o->batches * BATCH));
@@ -314,8 +338,8 @@ static int run(struct bench *b, const struct options *o)
 	for (op = 0; op < NR_OPS; op++)
 		for (impl = 0; impl < NR_IMPLS; impl++)
 			if (o->ops[op] && o->impls[impl])
-				printf("postbench: calls %s %s %lu\n",
-				       op_name[op], impl_name[impl],
+				printf("postbench: calls %s %s %s %lu\n",
+				       api_name(o), op_name[op], impl_name[impl],
 				       calls[op][impl]);
 	return 0;
 }
@@ -325,7 +349,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: rwx_postbench [-a addr] [-p port] [-s size] "
 		"[-r rounds] [-n batches]\n"
-		"                     [-o write|send] [-i lib|inline]\n"
+		"                     [-o write|send] [-i lib|inline] [-w]\n"
 		"  -a  address of a local RDMA device (default 192.0.2.1)\n"
 		"  -p  rdma_cm port (default 19600)\n"
 		"  -s  message size in bytes (default 64)\n"
@@ -333,7 +357,9 @@ static void usage(FILE *f)
 		"  -n  batches of %d posts per operation and side in a round "
 		"(default 32)\n"
 		"  -o  only this operation, write or send (default both)\n"
-		"  -i  only this side, lib or inline (default both)\n", BATCH);
+		"  -i  only this side, lib or inline (default both)\n"
+		"  -w  the posting QP made by rwx_create_qp(): the library\n"
+		"      posts through its ibv_wr_* builders\n", BATCH);
 }
 
 static int parse_count(const char *s, unsigned long max, unsigned long *v)
@@ -368,9 +394,12 @@ static int parse(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ "192.0.2.1", "19600", 64, 15, 32,
-			       { 1, 1 }, { 1, 1 } };
-	while ((c = getopt(argc, argv, "a:p:s:r:n:o:i:h")) != -1) {
+			       { 1, 1 }, { 1, 1 }, 0 };
+	while ((c = getopt(argc, argv, "a:p:s:r:n:o:i:wh")) != -1) {
 		switch (c) {
+		case 'w':
+			o->wr = 1;
+			break;
 		case 'a':
 			o->addr = optarg;
 			break;
