@@ -65,20 +65,23 @@ static int failed_errno(struct ibv_qp *qp, const struct ibv_send_wr *wr,
 }
 
 /*
- * Post @wr (one WR, at most one SGE, its opcode among the QP's wr_ops:
- * rwxi_wr_ops()) through @qp's ibv_wr_* builders: 0 or the provider's
- * errno.
+ * Post one WR through @qp's ibv_wr_* builders: @wr's opcode (among the
+ * QP's wr_ops: rwxi_wr_ops()) and opcode fields, with @wr_id, @flags and
+ * @sge (NULL: no data) given apart, so that the fast path need not store
+ * them in @wr.  0 or the provider's errno.
  */
 static inline __attribute__((always_inline)) int
-wr_post(struct ibv_qp *qp, const struct ibv_send_wr *wr)
+wr_post_sge(struct ibv_qp *qp, const struct ibv_send_wr *wr, uint64_t wr_id,
+	    unsigned int flags, const struct ibv_sge *sge)
 {
 	struct ibv_qp_ex *x = (struct ibv_qp_ex *)qp;	/* same address */
-	const struct ibv_sge *sge = wr->sg_list;
+	/* Read before the provider's calls: a constant where inlined so. */
+	const enum ibv_wr_opcode op = wr->opcode;
 
 	ibv_wr_start(x);
-	x->wr_id = wr->wr_id;
-	x->wr_flags = wr->send_flags;
-	switch (wr->opcode) {
+	x->wr_id = wr_id;
+	x->wr_flags = flags;
+	switch (op) {
 	case IBV_WR_SEND:
 		ibv_wr_send(x);
 		break;
@@ -113,19 +116,27 @@ wr_post(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 		ibv_wr_abort(x);
 		return EINVAL;
 	}
-	if ((wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM) &&
+	if ((op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM) &&
 	    qp->qp_type == IBV_QPT_UD)
 		ibv_wr_set_ud_addr(x, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				   wr->wr.ud.remote_qkey);
 	/* A data setter even for no data: mlx5's finishes the WQE. */
-	if (wr->num_sge && (wr->send_flags & IBV_SEND_INLINE))
+	if (sge && (flags & IBV_SEND_INLINE))
 		ibv_wr_set_inline_data(x, (void *)(uintptr_t)sge->addr,
 				       sge->length);
-	else if (wr->num_sge)
+	else if (sge)
 		ibv_wr_set_sge(x, sge->lkey, sge->addr, sge->length);
 	else
 		ibv_wr_set_sge(x, 0, 0, 0);
 	return ibv_wr_complete(x);
+}
+
+/* wr_post_sge() of the single @wr (at most one SGE). */
+static inline __attribute__((always_inline)) int
+wr_post(struct ibv_qp *qp, const struct ibv_send_wr *wr)
+{
+	return wr_post_sge(qp, wr, wr->wr_id, wr->send_flags,
+			   wr->num_sge ? wr->sg_list : NULL);
 }
 
 /*
@@ -296,33 +307,23 @@ int rwxi_post_single(struct rdma_cm_id *id, struct ibv_send_wr *wr,
  * EINVAL whatever else it looked at (it checks the buffer first), and
  * FAST_SLOW for everything else (another QP, no QP, a zero or too long
  * length, a QP without send SGEs), which the caller hands to
- * post_single().  With @wr_bit 0 the QP is one that ibv_post_send()
- * posts to; with an RWXI_WR() bit, one whose ibv_wr_* builders post that
- * opcode (post_slow()).  The range check is post_single()'s exactly:
+ * post_single().  FAST_WR is FAST_POST on a QP whose ibv_wr_* builders
+ * post @wr_bit's opcode (its RWXI_WR() bit), for wr_fast(); never with
+ * @wr_bit 0.  The range check is post_single()'s exactly:
  * mr->addr <= addr and (addr - mr->addr) + length <= mr->length, with
  * no wrap (length < 2^32 here, so the sum wraps only past the top).
  */
-enum fast { FAST_POST, FAST_SLOW, FAST_EINVAL };
+enum fast { FAST_POST, FAST_WR, FAST_SLOW, FAST_EINVAL };
 
+/* fast_sge()'s checks after the length's: @via when they pass. */
 static inline __attribute__((always_inline)) enum fast
-fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
+fast_buf(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 	 size_t length, const struct ibv_mr *mr, int flags, int inline_ok,
-	 int no_inline, uint32_t wr_bit)
+	 int no_inline, enum fast via)
 {
 	const struct rwxi_last_qp *last = &rwxi_last_qp;
 	uintptr_t off, end;
 
-	if (__builtin_expect(qp != last->qp, 0))
-		return FAST_SLOW;
-	if (__builtin_expect(qp->handle != last->handle ||
-			     qp->qp_num != last->num, 0))
-		return FAST_SLOW;
-	if (!wr_bit &&
-	    __builtin_expect((uint64_t)length - 1 >= last->sge1_lim, 0))
-		return FAST_SLOW;
-	if (wr_bit && ((uint64_t)length - 1 >= UINT32_MAX ||
-		       !(last->wr_fast_ops & wr_bit)))
-		return FAST_SLOW;
 	if (__builtin_expect(qp->context != last->ctx, 0))
 		return FAST_SLOW;
 	if (no_inline && (flags & IBV_SEND_INLINE))
@@ -333,7 +334,7 @@ fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 		if (!inline_ok || !(flags & IBV_SEND_INLINE))
 			return FAST_EINVAL;
 		sge->lkey = 0;
-		return FAST_POST;
+		return via;
 	}
 	if (__builtin_expect(__builtin_sub_overflow((uintptr_t)addr,
 						    (uintptr_t)mr->addr,
@@ -344,7 +345,34 @@ fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
 	if (__builtin_expect(end > mr->length, 0))
 		return FAST_EINVAL;
 	sge->lkey = mr->lkey;
-	return FAST_POST;
+	return via;
+}
+
+static inline __attribute__((always_inline)) enum fast
+fast_sge(const struct ibv_qp *qp, struct ibv_sge *sge, void *addr,
+	 size_t length, const struct ibv_mr *mr, int flags, int inline_ok,
+	 int no_inline, uint32_t wr_bit)
+{
+	const struct rwxi_last_qp *last = &rwxi_last_qp;
+
+	if (__builtin_expect(qp != last->qp, 0))
+		return FAST_SLOW;
+	if (__builtin_expect(qp->handle != last->handle ||
+			     qp->qp_num != last->num, 0))
+		return FAST_SLOW;
+	/*
+	 * sge1_lim is 0 for a QP with builders: they are out of line, with
+	 * the buffer's checks inlined there a second time.
+	 */
+	if (__builtin_expect((uint64_t)length - 1 >= last->sge1_lim, 0)) {
+		if ((uint64_t)length - 1 >= UINT32_MAX ||
+		    !(last->wr_fast_ops & wr_bit))
+			return FAST_SLOW;
+		return fast_buf(qp, sge, addr, length, mr, flags, inline_ok,
+				no_inline, FAST_WR);
+	}
+	return fast_buf(qp, sge, addr, length, mr, flags, inline_ok,
+			no_inline, FAST_POST);
 }
 
 /*
@@ -494,48 +522,48 @@ int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr,
  * of line, the whole of post_single() for what that does not take.
  */
 /*
- * The out-of-line part of a single-buffer post, @wr with its opcode and
- * opcode fields set: the ibv_wr_* fast path (fast_sge() on the last
- * QP's wr_fast_ops: a QP with a builder for the opcode), else the whole
- * of post_single().  Inlined into each, where the opcode is a constant.
+ * The fast path's end on a QP with builders (FAST_WR): @wr with its
+ * opcode and opcode fields set, @sge checked.  Inlined into a function of
+ * each opcode, where the opcode is a constant.
  */
 static inline __attribute__((always_inline)) int
-post_slow(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
-	  void *addr, size_t length, struct ibv_mr *mr, int flags,
-	  int inline_ok)
+wr_fast(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
+	struct ibv_sge *sge, int flags)
 {
-	struct ibv_sge sge;
 	int ret;
 
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, inline_ok,
-			 !inline_ok, rwxi_wr_bit(wr->opcode))) {
-	case FAST_SLOW:
-		return post_single(qp, wr, context, addr, length, mr, flags,
-				   inline_ok);
-	case FAST_EINVAL:
-		return rwxi_einval();
-	case FAST_POST:
-		break;
+	if (__builtin_expect(!wr_has_builder(qp, wr->opcode), 0)) {
+		set_send_wr(wr, context, sge, 1, flags);
+		return rdma_seterrno(post_checked(qp, wr, 0));
 	}
-	if (__builtin_expect(!wr_has_builder(qp, wr->opcode), 0))
-		return post_single(qp, wr, context, addr, length, mr, flags,
-				   inline_ok);
-	set_send_wr(wr, context, &sge, 1, flags);
-	ret = wr_post(qp, wr);
-	if (__builtin_expect(ret, 0))
+	ret = wr_post_sge(qp, wr, (uintptr_t)context, (unsigned int)flags,
+			  sge);
+	if (__builtin_expect(ret, 0)) {
+		set_send_wr(wr, context, sge, 1, flags);
 		return rwxi_fail(failed_errno(qp, wr, wr_errno(ret)));
+	}
 	return 0;
 }
 
+/*
+ * rdma_post_send()'s out-of-line part, its builder path included: a
+ * second exit from its fast path would have that allocate its stack
+ * first (4 instructions more a post through ibv_post_send(), measured),
+ * so SEND's builder path checks the buffer again here (about 20).
+ */
 static __attribute__((noinline)) int
 send_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	  struct ibv_mr *mr, int flags)
 {
 	struct ibv_send_wr wr;
+	struct ibv_sge sge;
 
 	wr.opcode = IBV_WR_SEND;
 	wr.imm_data = 0;
-	return post_slow(qp, &wr, context, addr, length, mr, flags, 1);
+	if (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0,
+		     RWXI_WR(IBV_WR_SEND)) == FAST_WR)
+		return wr_fast(qp, &wr, context, &sge, flags);
+	return post_single(qp, &wr, context, addr, length, mr, flags, 1);
 }
 
 int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
@@ -549,6 +577,7 @@ int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
 		return rwxi_einval();
 	qp = id->qp;
 	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0, 0)) {
+	case FAST_WR:	/* not with wr_bit 0 */
 	case FAST_SLOW:
 		return send_slow(qp, context, addr, length, mr, flags);
 	case FAST_EINVAL:
@@ -567,14 +596,23 @@ int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
  * register for one), so their slow paths take the WR with its remote
  * fields and flags set.
  */
-static __attribute__((noinline)) int
+static __attribute__((noinline, cold)) int
 read_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	  struct ibv_mr *mr, struct ibv_send_wr *wr)
 {
 	wr->opcode = IBV_WR_RDMA_READ;
 	wr->imm_data = 0;
-	return post_slow(qp, wr, context, addr, length, mr,
-			 (int)wr->send_flags, 0);
+	return post_single(qp, wr, context, addr, length, mr,
+			   (int)wr->send_flags, 0);
+}
+
+static __attribute__((noinline)) int
+read_wr(struct ibv_qp *qp, void *context, struct ibv_sge *sge,
+	struct ibv_send_wr *wr)
+{
+	wr->opcode = IBV_WR_RDMA_READ;
+	wr->imm_data = 0;
+	return wr_fast(qp, wr, context, sge, (int)wr->send_flags);
 }
 
 int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
@@ -592,11 +630,14 @@ int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
 	wr.send_flags = (unsigned int)flags;
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, 0, 1, 0)) {
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 0, 1,
+			 RWXI_WR(IBV_WR_RDMA_READ))) {
 	case FAST_SLOW:
 		return read_slow(qp, context, addr, length, mr, &wr);
 	case FAST_EINVAL:
 		return rwxi_einval();
+	case FAST_WR:
+		return read_wr(qp, context, &sge, &wr);
 	case FAST_POST:
 		break;
 	}
@@ -605,14 +646,23 @@ int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
 	return fast_post(qp, &wr, context, &sge, flags);
 }
 
-static __attribute__((noinline)) int
+static __attribute__((noinline, cold)) int
 write_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	   struct ibv_mr *mr, struct ibv_send_wr *wr)
 {
 	wr->opcode = IBV_WR_RDMA_WRITE;
 	wr->imm_data = 0;
-	return post_slow(qp, wr, context, addr, length, mr,
-			 (int)wr->send_flags, 1);
+	return post_single(qp, wr, context, addr, length, mr,
+			   (int)wr->send_flags, 1);
+}
+
+static __attribute__((noinline)) int
+write_wr(struct ibv_qp *qp, void *context, struct ibv_sge *sge,
+	 struct ibv_send_wr *wr)
+{
+	wr->opcode = IBV_WR_RDMA_WRITE;
+	wr->imm_data = 0;
+	return wr_fast(qp, wr, context, sge, (int)wr->send_flags);
 }
 
 int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
@@ -629,11 +679,14 @@ int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
 	wr.wr.rdma.remote_addr = remote_addr;
 	wr.wr.rdma.rkey = rkey;
 	wr.send_flags = (unsigned int)flags;
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0, 0)) {
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0,
+			 RWXI_WR(IBV_WR_RDMA_WRITE))) {
 	case FAST_SLOW:
 		return write_slow(qp, context, addr, length, mr, &wr);
 	case FAST_EINVAL:
 		return rwxi_einval();
+	case FAST_WR:
+		return write_wr(qp, context, &sge, &wr);
 	case FAST_POST:
 		break;
 	}
