@@ -19,7 +19,8 @@
 #    and through the distro's, alternating round by round; medians and
 #    the ratio engine/ib_core (above 1: the engine moved more);
 #  - userspace (once, not per path): librdmarwx against its anchors, under
-#    -icount: rwx_perf against perftest's ib_write_bw / ib_read_bw /
+#    -icount, posting through ibv_post_send and through ibv_wr_* builders:
+#    rwx_perf against perftest's ib_write_bw / ib_read_bw /
 #    ib_send_bw with the same settings, each client run timed from
 #    outside at ITERS and 2 x ITERS iterations (the difference is the
 #    cost of ITERS), the tools alternating round by round; medians and

@@ -679,15 +679,16 @@ job_takeover_ulps_61() {
 # one case of each kind of the wire's faults (make soak runs them all):
 # - the engine-built nvmet-rdma on stock 6.1 serving a host on stock 6.12
 #   (SGE path), the wire delaying frames with jitter, reordering,
-#   duplicating and losing them, alternating with the kernel's own
-#   nvmet-rdma under the same fault; then the target's port removed and
-#   added again under fio; then iSER (the engine-built ib_isert) across
-#   the wire;
+#   duplicating and losing 1 % of them, alternating with the kernel's own
+#   nvmet-rdma under the same fault; then 10 % of frames lost (the light
+#   load: mostly rxe's retransmission timers, little CPU); then the
+#   target's port removed and added again under fio; then iSER (the
+#   engine-built ib_isert) across the wire;
 # - on the 6.12 debug kernel (force_mr: the MR path) serving a host on
 #   stock 6.1, the link down past the host's ctrl-loss-tmo, then the
 #   host's power cut mid-I/O: the target tears every queue down, and
 #   kmemleak finds nothing.
-PAIR_PLAN_STOCK="netem:mixed reference netem:mixed engine portcycle iser"
+PAIR_PLAN_STOCK="netem:mixed reference netem:mixed engine netem:loss10 portcycle iser"
 PAIR_PLAN_DEBUG="fio linkdown kill"
 job_pair_61_612() {
 	[ "$stock61_ok" = 0 ] && [ "$ulps_61_ok" = 0 ] && [ "$stock_ok" = 0 ] || return 0
