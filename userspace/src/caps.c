@@ -147,17 +147,20 @@ static uint32_t device_max_sge_rd(struct ibv_context *ctx)
  * context's create_qp_ex is libibverbs' placeholder, which is not in the
  * provider's object (that of its post_send).
  */
-struct ibv_qp_ex *rwxi_qp_ex_of(struct ibv_qp *qp)
+int rwxi_has_qp_ex(struct ibv_context *ctx)
 {
-	struct verbs_context *v = verbs_get_ctx_op(qp->context, create_qp_ex);
+	struct verbs_context *v = verbs_get_ctx_op(ctx, create_qp_ex);
 	Dl_info create, post;
 
-	if (!v || !qp->context->ops.post_send ||
-	    !dladdr((void *)v->create_qp_ex, &create) ||
-	    !dladdr((void *)qp->context->ops.post_send, &post) ||
-	    create.dli_fbase != post.dli_fbase)
-		return NULL;
-	return ibv_qp_to_qp_ex(qp);
+	return v && ctx->ops.post_send &&
+	       dladdr((void *)v->create_qp_ex, &create) &&
+	       dladdr((void *)ctx->ops.post_send, &post) &&
+	       create.dli_fbase == post.dli_fbase;
+}
+
+struct ibv_qp_ex *rwxi_qp_ex_of(struct ibv_qp *qp)
+{
+	return rwxi_has_qp_ex(qp->context) ? ibv_qp_to_qp_ex(qp) : NULL;
 }
 
 struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp) = rwxi_qp_ex_of;

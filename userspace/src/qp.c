@@ -67,7 +67,10 @@ static int refused(int ret)
 
 /*
  * The builders of what the library posts; without the atomics where the
- * device has none (mlx5 refuses them there); else none.
+ * device has none (mlx5 refuses them there); else none.  A provider
+ * without a create_qp_ex of its own (rwxi_has_qp_ex()) has no builders:
+ * it is not asked, so that no attempt fails (librdmacm destroys the id's
+ * CQs when one does).
  */
 int rwx_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 		  struct ibv_qp_init_attr *qp_init_attr)
@@ -77,7 +80,8 @@ int rwx_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 	if (!id || !qp_init_attr)
 		return rdma_seterrno(EINVAL);
-	ops = send_ops_of(qp_init_attr->qp_type);
+	ops = id->verbs && rwxi_has_qp_ex(id->verbs) ?
+	      send_ops_of(qp_init_attr->qp_type) : 0;
 	ret = create_qp(id, pd, qp_init_attr, ops);
 	if (refused(ret) && (ops & ATOMICS)) {
 		ops &= ~ATOMICS;

@@ -140,6 +140,7 @@ static inline uint32_t rwxi_wr_bit(enum ibv_wr_opcode op)
 }
 
 uint32_t rwxi_wr_ops(struct ibv_qp *qp);
+int rwxi_has_qp_ex(struct ibv_context *ctx);
 struct ibv_qp_ex *rwxi_qp_ex_of(struct ibv_qp *qp);
 extern struct ibv_qp_ex *(*rwxi_qp_to_qp_ex)(struct ibv_qp *qp);
 
