@@ -145,7 +145,9 @@ static uint32_t device_max_sge_rd(struct ibv_context *ctx)
  * own does (mlx4, mlx5, rxe, hns, efa, qedr), while siw, bnxt_re, irdma
  * and others allocate a bare ibv_qp.  Where the provider has none, the
  * context's create_qp_ex is libibverbs' placeholder, which is not in the
- * provider's object (that of its post_send).
+ * provider's object (that of its post_send).  With rdma-core's providers
+ * linked statically into libibverbs the two share one object and this
+ * cannot tell them apart: such a build is not supported.
  */
 int rwxi_has_qp_ex(struct ibv_context *ctx)
 {
@@ -254,22 +256,24 @@ int rwxi_qp_caps_fresh(struct ibv_qp *qp, struct rwxi_caps *caps)
 int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 {
 	struct rwxi_caps caps;
-	int ret;
+	int ret, fast;
 
 	if (qp->qp_type == IBV_QPT_XRC_SEND)
 		return EINVAL;
 	ret = rwxi_qp_caps(qp, &caps);
 	if (ret)
 		return ret;
+	/* No fast path on UD: a send there needs an address (post.c). */
+	fast = caps.max_send_sge && qp->qp_type != IBV_QPT_UD;
 	rwxi_last_qp = (struct rwxi_last_qp){
 		.qp = qp,
 		.ctx = qp->context,
 		.handle = qp->handle,
 		.num = qp->qp_num,
 		.max_send_sge = caps.max_send_sge,
-		.sge1_lim = caps.max_send_sge && !caps.wr_ops ? UINT32_MAX : 0,
+		.sge1_lim = fast && !caps.wr_ops ? UINT32_MAX : 0,
 		.wr_ops = caps.wr_ops,
-		.wr_fast_ops = caps.max_send_sge ? caps.wr_ops : 0,
+		.wr_fast_ops = fast ? caps.wr_ops : 0,
 	};
 	*max_sge = caps.max_send_sge;
 	return 0;

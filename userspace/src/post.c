@@ -201,10 +201,24 @@ static int post_one(struct ibv_qp *qp, struct ibv_send_wr *wr)
 	return ibv_post_send(qp, wr, &bad);
 }
 
+/*
+ * A SEND on a UD QP goes where its address handle says: without one (an
+ * rdma_post_send(), not rdma_post_ud_send()) the provider would follow
+ * whatever the WR held there.
+ */
+static int ud_ok(const struct ibv_qp *qp, const struct ibv_send_wr *wr)
+{
+	return qp->qp_type == IBV_QPT_UD && !wr->wr.ud.ah &&
+	       (wr->opcode == IBV_WR_SEND ||
+		wr->opcode == IBV_WR_SEND_WITH_IMM) ? EINVAL : 0;
+}
+
 static int post_checked(struct ibv_qp *qp, struct ibv_send_wr *wr, int ret)
 {
 	if (ret == EINVAL)
 		ret = send_wr_recheck(qp, wr);
+	if (!ret)
+		ret = ud_ok(qp, wr);
 	if (ret)
 		return ret;
 	ret = post_one(qp, wr);
@@ -560,6 +574,7 @@ send_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 
 	wr.opcode = IBV_WR_SEND;
 	wr.imm_data = 0;
+	wr.wr.ud.ah = NULL;	/* no address: refused on UD (ud_ok()) */
 	if (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0,
 		     RWXI_WR(IBV_WR_SEND)) == FAST_WR)
 		return wr_fast(qp, &wr, context, &sge, flags);

@@ -66,11 +66,22 @@ static int refused(int ret)
 }
 
 /*
+ * CQs or channels the caller set on the id itself: librdmacm destroys
+ * them when an attempt fails (ucma_destroy_cqs()), and a provider may
+ * refuse the builders (mlx4, qedr; mlx5 the atomics without atomic
+ * support).
+ */
+static int id_has_cqs(const struct rdma_cm_id *id)
+{
+	return id->send_cq || id->recv_cq || id->send_cq_channel ||
+	       id->recv_cq_channel;
+}
+
+/*
  * The builders of what the library posts; without the atomics where the
- * device has none (mlx5 refuses them there); else none.  A provider
- * without a create_qp_ex of its own (rwxi_has_qp_ex()) has no builders:
- * it is not asked, so that no attempt fails (librdmacm destroys the id's
- * CQs when one does).
+ * device has none; else none.  Not asked for where no attempt may fail
+ * (id_has_cqs()), nor of a provider without a create_qp_ex of its own
+ * (rwxi_has_qp_ex()), which has no builders.
  */
 int rwx_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 		  struct ibv_qp_init_attr *qp_init_attr)
@@ -80,7 +91,7 @@ int rwx_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 	if (!id || !qp_init_attr)
 		return rdma_seterrno(EINVAL);
-	ops = id->verbs && rwxi_has_qp_ex(id->verbs) ?
+	ops = id->verbs && rwxi_has_qp_ex(id->verbs) && !id_has_cqs(id) ?
 	      send_ops_of(qp_init_attr->qp_type) : 0;
 	ret = create_qp(id, pd, qp_init_attr, ops);
 	if (refused(ret) && (ops & ATOMICS)) {

@@ -215,6 +215,32 @@ static void post_ud_send_fields(void)
 	CHECK_EQ(F.posted[0].wr.wr.ud.remote_qkey, RDMA_UDP_QKEY);
 }
 
+/*
+ * A SEND on a UD QP needs an address handle: rdma_post_send() and the
+ * other sends without one are refused (the provider would follow
+ * whatever the WR held there), fast path and slow; rdma_post_ud_send()
+ * posts.
+ */
+static void post_send_on_ud_needs_ah(void)
+{
+	struct ibv_ah *ah = (struct ibv_ah *)buf;	/* never dereferenced */
+	struct ibv_sge sge = { (uintptr_t)buf, 8, 9 };
+	struct ibv_mr mr;
+
+	fake_setup(4, 4, 4);
+	F.qp.qp_type = F.id.qp_type = IBV_QPT_UD;
+	mr = fake_mr(buf, sizeof(buf), 9);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_ERR(rdma_post_sendv(&F.id, NULL, &sge, 1, 0), EINVAL);
+	CHECK_ERR(rwx_post_send_imm(&F.id, NULL, buf, 8, &mr, 0, 1), EINVAL);
+	CHECK_EQ(F.nposted, 0);
+	CHECK_EQ(rdma_post_ud_send(&F.id, NULL, buf, 8, &mr, 0, ah, 5), 0);
+	CHECK_ERR(rdma_post_send(&F.id, NULL, buf, 8, &mr, 0), EINVAL);
+	CHECK_EQ(F.nposted, 1);
+	CHECK(F.posted[0].wr.wr.ud.ah == ah);
+}
+
 static void post_zero_length_needs_no_mr(void)
 {
 	fake_setup(4, 4, 4);
@@ -727,6 +753,7 @@ void suite_post(void)
 	RUN(post_send_builds_librdmacm_wr);
 	RUN(post_rdma_builds_remote_fields);
 	RUN(post_ud_send_fields);
+	RUN(post_send_on_ud_needs_ah);
 	RUN(post_zero_length_needs_no_mr);
 	RUN(post_recv_goes_to_srq);
 	RUN(post_recv_srq_without_qp);
