@@ -175,6 +175,7 @@ uint32_t rwxi_wr_ops(struct ibv_qp *qp)
 {
 	struct ibv_qp_ex *x;
 	uint32_t ops = 0;
+	unsigned int op;
 
 	/* The types whose WRs the library fills in whole (not XRC, DC). */
 	if (qp->qp_type != IBV_QPT_RC && qp->qp_type != IBV_QPT_UC &&
@@ -185,15 +186,9 @@ uint32_t rwxi_wr_ops(struct ibv_qp *qp)
 	    !x->wr_set_sge || !x->wr_set_inline_data ||
 	    (qp->qp_type == IBV_QPT_UD && !x->wr_set_ud_addr))
 		return 0;
-	ops |= x->wr_send ? RWXI_WR(IBV_WR_SEND) : 0;
-	ops |= x->wr_send_imm ? RWXI_WR(IBV_WR_SEND_WITH_IMM) : 0;
-	ops |= x->wr_send_inv ? RWXI_WR(IBV_WR_SEND_WITH_INV) : 0;
-	ops |= x->wr_rdma_write ? RWXI_WR(IBV_WR_RDMA_WRITE) : 0;
-	ops |= x->wr_rdma_write_imm ? RWXI_WR(IBV_WR_RDMA_WRITE_WITH_IMM) : 0;
-	ops |= x->wr_rdma_read ? RWXI_WR(IBV_WR_RDMA_READ) : 0;
-	ops |= x->wr_atomic_cmp_swp ? RWXI_WR(IBV_WR_ATOMIC_CMP_AND_SWP) : 0;
-	ops |= x->wr_atomic_fetch_add ?
-	       RWXI_WR(IBV_WR_ATOMIC_FETCH_AND_ADD) : 0;
+	for (op = 0; op < 32; op++)
+		if (rwxi_wr_has_builder(qp, (enum ibv_wr_opcode)op))
+			ops |= RWXI_WR(op);
 	return ops;
 }
 
@@ -282,12 +277,10 @@ int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 /* The RWXI_WR() bits of @qp: from this thread's last QP, or the cache. */
 uint32_t rwxi_qp_wr_ops(struct ibv_qp *qp)
 {
-	const struct rwxi_last_qp *last = &rwxi_last_qp;
 	struct rwxi_caps caps;
 
-	if (last->qp == qp && last->ctx == qp->context &&
-	    last->handle == qp->handle && last->num == qp->qp_num)
-		return last->wr_ops;
+	if (rwxi_last_qp_is(qp))
+		return rwxi_last_qp.wr_ops;
 	return rwxi_qp_caps(qp, &caps) ? 0 : caps.wr_ops;
 }
 

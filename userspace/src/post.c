@@ -150,40 +150,6 @@ static inline int wr_errno(int ret)
 }
 
 /*
- * Whether @qp has the builder of @op now: its cached wr_ops may be those
- * of a destroyed QP that had the same address, handle and number (caps.c),
- * and a NULL builder must never be called.  A QP whose context had
- * builders is one of a provider that allocates every QP as a struct
- * verbs_qp (rwxi_qp_ex_of()), zeroed where unused.
- */
-static inline int wr_has_builder(const struct ibv_qp *qp,
-				 enum ibv_wr_opcode op)
-{
-	const struct ibv_qp_ex *x = (const struct ibv_qp_ex *)qp;
-
-	switch (op) {
-	case IBV_WR_SEND:
-		return x->wr_send != NULL;
-	case IBV_WR_SEND_WITH_IMM:
-		return x->wr_send_imm != NULL;
-	case IBV_WR_SEND_WITH_INV:
-		return x->wr_send_inv != NULL;
-	case IBV_WR_RDMA_WRITE:
-		return x->wr_rdma_write != NULL;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return x->wr_rdma_write_imm != NULL;
-	case IBV_WR_RDMA_READ:
-		return x->wr_rdma_read != NULL;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return x->wr_atomic_cmp_swp != NULL;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return x->wr_atomic_fetch_add != NULL;
-	default:
-		return 0;
-	}
-}
-
-/*
  * Post the single @wr: through the QP's ibv_wr_* builders where it has
  * one for the opcode, else ibv_post_send().  A WR of more than one SGE
  * always takes ibv_post_send(): rxe before rdma-core v64 counts the
@@ -196,7 +162,7 @@ static int post_one(struct ibv_qp *qp, struct ibv_send_wr *wr)
 
 	if (wr->num_sge <= 1 &&
 	    (rwxi_qp_wr_ops(qp) & rwxi_wr_bit(wr->opcode)) &&
-	    wr_has_builder(qp, wr->opcode))
+	    rwxi_wr_has_builder(qp, wr->opcode))
 		return wr_errno(wr_post(qp, wr));
 	return ibv_post_send(qp, wr, &bad);
 }
@@ -546,7 +512,7 @@ wr_fast(struct ibv_qp *qp, struct ibv_send_wr *wr, void *context,
 {
 	int ret;
 
-	if (__builtin_expect(!wr_has_builder(qp, wr->opcode), 0)) {
+	if (__builtin_expect(!rwxi_wr_has_builder(qp, wr->opcode), 0)) {
 		set_send_wr(wr, context, sge, 1, flags);
 		return rdma_seterrno(post_checked(qp, wr, 0));
 	}

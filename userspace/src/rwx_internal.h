@@ -139,6 +139,41 @@ static inline uint32_t rwxi_wr_bit(enum ibv_wr_opcode op)
 	return rwxi_opcode_known(op) ? RWXI_WR(op) : 0;
 }
 
+/*
+ * Whether @qp has the builder of @op now: its cached wr_ops may be those
+ * of a destroyed QP that had the same address, handle and number (caps.c),
+ * and a NULL builder must never be called.  A QP whose context had
+ * builders is one of a provider that allocates every QP as a struct
+ * verbs_qp (rwxi_qp_ex_of()), zeroed where unused.  rwxi_wr_ops() asks
+ * it of every opcode.
+ */
+static inline int rwxi_wr_has_builder(const struct ibv_qp *qp,
+				      enum ibv_wr_opcode op)
+{
+	const struct ibv_qp_ex *x = (const struct ibv_qp_ex *)qp;
+
+	switch (op) {
+	case IBV_WR_SEND:
+		return x->wr_send != NULL;
+	case IBV_WR_SEND_WITH_IMM:
+		return x->wr_send_imm != NULL;
+	case IBV_WR_SEND_WITH_INV:
+		return x->wr_send_inv != NULL;
+	case IBV_WR_RDMA_WRITE:
+		return x->wr_rdma_write != NULL;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return x->wr_rdma_write_imm != NULL;
+	case IBV_WR_RDMA_READ:
+		return x->wr_rdma_read != NULL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return x->wr_atomic_cmp_swp != NULL;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return x->wr_atomic_fetch_add != NULL;
+	default:
+		return 0;
+	}
+}
+
 uint32_t rwxi_wr_ops(struct ibv_qp *qp);
 int rwxi_has_qp_ex(struct ibv_context *ctx);
 struct ibv_qp_ex *rwxi_qp_ex_of(struct ibv_qp *qp);
@@ -235,14 +270,19 @@ extern const char rwxi_no_qp;
 int rwxi_qp_send_sge_slow(struct ibv_qp *qp, uint32_t *max_sge)
 	__attribute__((cold));
 
-static inline int rwxi_qp_send_sge(struct ibv_qp *qp, uint32_t *max_sge)
+/* Whether this thread's last QP is @qp (the cache's whole key). */
+static inline int rwxi_last_qp_is(const struct ibv_qp *qp)
 {
 	const struct rwxi_last_qp *last = &rwxi_last_qp;
 
-	if (__builtin_expect(last->qp == qp && last->ctx == qp->context &&
-			     last->handle == qp->handle &&
-			     last->num == qp->qp_num, 1)) {
-		*max_sge = last->max_send_sge;
+	return last->qp == qp && last->ctx == qp->context &&
+	       last->handle == qp->handle && last->num == qp->qp_num;
+}
+
+static inline int rwxi_qp_send_sge(struct ibv_qp *qp, uint32_t *max_sge)
+{
+	if (__builtin_expect(rwxi_last_qp_is(qp), 1)) {
+		*max_sge = rwxi_last_qp.max_send_sge;
 		return 0;
 	}
 	return rwxi_qp_send_sge_slow(qp, max_sge);

@@ -2228,6 +2228,18 @@ static void usage(const char *argv0)
 	exit(2);
 }
 
+/* The groups run again on QPs of rwx_create_qp() (main()). */
+static const struct {
+	const char *name;
+	void (*run)(struct conn *c);
+} wr_groups[] = {
+	{ "send/recv", t_sendrecv },
+	{ "read/write", t_readwrite },
+	{ "immediates", t_imm },
+	{ "atomics", t_atomic },
+	{ "get_comps", t_get_comps },
+};
+
 int main(int argc, char **argv)
 {
 	struct conn_opt o2 = { .send_sge = 2, .recv_sge = 2 };
@@ -2301,26 +2313,12 @@ int main(int argc, char **argv)
 	begin("ibv_wr_* connection");
 	if (!conn_open(&c, "basic (max_send_sge 2, max_recv_sge 2)", &o2wr)) {
 		ok("setup: both QPs have the ibv_wr_* builders");
-		begin("send/recv");
-		n = wr_regions;
-		t_sendrecv(&c);
-		expect_regions("send/recv", n);
-		begin("read/write");
-		n = wr_regions;
-		t_readwrite(&c);
-		expect_regions("read/write", n);
-		begin("immediates");
-		n = wr_regions;
-		t_imm(&c);
-		expect_regions("immediates", n);
-		begin("atomics");
-		n = wr_regions;
-		t_atomic(&c);
-		expect_regions("atomics", n);
-		begin("get_comps");
-		n = wr_regions;
-		t_get_comps(&c);
-		expect_regions("get_comps", n);
+		for (i = 0; i < sizeof(wr_groups) / sizeof(wr_groups[0]); i++) {
+			begin(wr_groups[i].name);
+			n = wr_regions;
+			wr_groups[i].run(&c);
+			expect_regions(wr_groups[i].name, n);
+		}
 		conn_close(&c);
 	}
 	begin("ud");
