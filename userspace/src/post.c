@@ -572,108 +572,109 @@ int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr,
 }
 
 /*
- * READ and WRITE take two arguments on the stack: a tail call to their
- * slow path would have the fast path load both at its start (and save a
- * register for one), so their slow paths take the WR with its remote
- * fields and flags set.
+ * READ and WRITE: one body each for the slow path, the builder path and
+ * the call, where @op is a constant.  A READ writes local memory: it
+ * always needs the sink's MR, and it cannot be inline.  READ and WRITE
+ * take two arguments on the stack: a tail call to their slow path would
+ * have the fast path load both at its start (and save a register for
+ * one), so their slow paths take the WR with its remote fields and flags
+ * set.
  */
+static inline __attribute__((always_inline)) int
+rdma_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
+	  struct ibv_mr *mr, struct ibv_send_wr *wr, enum ibv_wr_opcode op)
+{
+	wr->opcode = op;
+	wr->imm_data = 0;
+	return post_single(qp, wr, context, addr, length, mr,
+			   (int)wr->send_flags, op == IBV_WR_RDMA_WRITE);
+}
+
+static inline __attribute__((always_inline)) int
+rdma_wr(struct ibv_qp *qp, void *context, struct ibv_sge *sge,
+	struct ibv_send_wr *wr, enum ibv_wr_opcode op)
+{
+	wr->opcode = op;
+	wr->imm_data = 0;
+	return wr_fast(qp, wr, context, sge, (int)wr->send_flags);
+}
+
 static __attribute__((noinline, cold)) int
 read_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	  struct ibv_mr *mr, struct ibv_send_wr *wr)
 {
-	wr->opcode = IBV_WR_RDMA_READ;
-	wr->imm_data = 0;
-	return post_single(qp, wr, context, addr, length, mr,
-			   (int)wr->send_flags, 0);
+	return rdma_slow(qp, context, addr, length, mr, wr, IBV_WR_RDMA_READ);
 }
 
 static __attribute__((noinline)) int
 read_wr(struct ibv_qp *qp, void *context, struct ibv_sge *sge,
 	struct ibv_send_wr *wr)
 {
-	wr->opcode = IBV_WR_RDMA_READ;
-	wr->imm_data = 0;
-	return wr_fast(qp, wr, context, sge, (int)wr->send_flags);
-}
-
-int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
-		   size_t length, struct ibv_mr *mr, int flags,
-		   uint64_t remote_addr, uint32_t rkey)
-{
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	struct ibv_qp *qp;
-
-	/* A READ writes local memory: it always needs the sink's MR. */
-	if (!mr || !id)
-		return rwxi_einval();
-	qp = id->qp;
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
-	wr.send_flags = (unsigned int)flags;
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, 0, 1,
-			 RWXI_WR(IBV_WR_RDMA_READ))) {
-	case FAST_SLOW:
-		return read_slow(qp, context, addr, length, mr, &wr);
-	case FAST_EINVAL:
-		return rwxi_einval();
-	case FAST_WR:
-		return read_wr(qp, context, &sge, &wr);
-	case FAST_POST:
-		break;
-	}
-	wr.opcode = IBV_WR_RDMA_READ;
-	wr.imm_data = 0;
-	return fast_post(qp, &wr, context, &sge, flags);
+	return rdma_wr(qp, context, sge, wr, IBV_WR_RDMA_READ);
 }
 
 static __attribute__((noinline, cold)) int
 write_slow(struct ibv_qp *qp, void *context, void *addr, size_t length,
 	   struct ibv_mr *mr, struct ibv_send_wr *wr)
 {
-	wr->opcode = IBV_WR_RDMA_WRITE;
-	wr->imm_data = 0;
-	return post_single(qp, wr, context, addr, length, mr,
-			   (int)wr->send_flags, 1);
+	return rdma_slow(qp, context, addr, length, mr, wr, IBV_WR_RDMA_WRITE);
 }
 
 static __attribute__((noinline)) int
 write_wr(struct ibv_qp *qp, void *context, struct ibv_sge *sge,
 	 struct ibv_send_wr *wr)
 {
-	wr->opcode = IBV_WR_RDMA_WRITE;
-	wr->imm_data = 0;
-	return wr_fast(qp, wr, context, sge, (int)wr->send_flags);
+	return rdma_wr(qp, context, sge, wr, IBV_WR_RDMA_WRITE);
+}
+
+static inline __attribute__((always_inline)) int
+post_rdma(struct rdma_cm_id *id, void *context, void *addr, size_t length,
+	  struct ibv_mr *mr, int flags, uint64_t remote_addr, uint32_t rkey,
+	  enum ibv_wr_opcode op)
+{
+	const int is_read = op == IBV_WR_RDMA_READ;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_qp *qp;
+
+	if (__builtin_expect(!id || (is_read && !mr), 0))
+		return rwxi_einval();
+	qp = id->qp;
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	wr.send_flags = (unsigned int)flags;
+	switch (fast_sge(qp, &sge, addr, length, mr, flags, !is_read, is_read,
+			 RWXI_WR(op))) {
+	case FAST_SLOW:
+		return is_read ? read_slow(qp, context, addr, length, mr, &wr) :
+				 write_slow(qp, context, addr, length, mr, &wr);
+	case FAST_EINVAL:
+		return rwxi_einval();
+	case FAST_WR:
+		return is_read ? read_wr(qp, context, &sge, &wr) :
+				 write_wr(qp, context, &sge, &wr);
+	case FAST_POST:
+		break;
+	}
+	wr.opcode = op;
+	wr.imm_data = 0;
+	return fast_post(qp, &wr, context, &sge, flags);
+}
+
+int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr,
+		   size_t length, struct ibv_mr *mr, int flags,
+		   uint64_t remote_addr, uint32_t rkey)
+{
+	return post_rdma(id, context, addr, length, mr, flags, remote_addr,
+			 rkey, IBV_WR_RDMA_READ);
 }
 
 int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr,
 		    size_t length, struct ibv_mr *mr, int flags,
 		    uint64_t remote_addr, uint32_t rkey)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	struct ibv_qp *qp;
-
-	if (__builtin_expect(!id, 0))
-		return rwxi_einval();
-	qp = id->qp;
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
-	wr.send_flags = (unsigned int)flags;
-	switch (fast_sge(qp, &sge, addr, length, mr, flags, 1, 0,
-			 RWXI_WR(IBV_WR_RDMA_WRITE))) {
-	case FAST_SLOW:
-		return write_slow(qp, context, addr, length, mr, &wr);
-	case FAST_EINVAL:
-		return rwxi_einval();
-	case FAST_WR:
-		return write_wr(qp, context, &sge, &wr);
-	case FAST_POST:
-		break;
-	}
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.imm_data = 0;
-	return fast_post(qp, &wr, context, &sge, flags);
+	return post_rdma(id, context, addr, length, mr, flags, remote_addr,
+			 rkey, IBV_WR_RDMA_WRITE);
 }
 
 /* rdma_cm's UD QPs (RDMA_PS_UDP) all have the qkey RDMA_UDP_QKEY. */
