@@ -238,10 +238,10 @@ iser_boot() {
 # ULP_CHAINS names each chain's runs; its suites record them one by one.
 # The SGE-path chains run the full data jobs, the MR-path chains the short
 # set (the path is what they add).  A run with a fault does its data jobs
-# first: each server is stopped (SMB: not yet), and the RDMA device
-# deleted, under load, once each.  Not on siw yet (tools/guest/ulp-chain.sh says why).
+# first: each server is stopped, and the RDMA device deleted, under load,
+# once each (SMB's faults with the client in another guest: job_pair_smb).  Not on siw yet (tools/guest/ulp-chain.sh says why).
 declare -A ULP_CHAINS=(
-	# No SMB fault: see CIFS_FAULT_HANG.
+	# SMB faults: job_pair_smb.
 	[ulps-rxe]="smb:rxe"
 	[ulps-rxe-mr]="srp:rxe:server-stop nfs:rxe:server-stop smb:rxe"
 	[ulps-6.1-rxe-mr]="srp:rxe:link-delete nfs:rxe:link-delete smb:rxe"
@@ -707,13 +707,28 @@ job_pair_debug_612_61() {
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" \
 		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr
 }
+# SMB Direct's faults under load, the client in a guest of its own (on one
+# guest cifs deadlocked: suite smb below): the 6.12 debug kernel's
+# ksmbd on the engine serving cifs on the same kernel in another guest
+# (the 6.1 test kernel has no virtio NIC), ksmbd stopped and then the
+# target's rxe0 deleted under the host's fio load.
+PAIR_PLAN_SMB="smb smbfault:server-stop smbfault:link-delete"
+job_pair_smb() {
+	[ "$ulps_test_ok" = 0 ] || return 0
+	PAIR_HOST_OPTS="-e RWX_MODROOT=$KBUILD/modroot -e RWX_PAIR_ULP=smb" \
+		pair_vm_run pair-smb "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
+		"$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" "$PAIR_PLAN_SMB" \
+		-e RWX_PAIR_ULP=smb -e "RWX_MODROOT=$KBUILD/modroot" \
+		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
+		-e "KSMBD_MODULE=$RWX_BUILD/ulps-test/ksmbd/ksmbd.ko"
+}
 job_smoke_612() {	# 12
 	[ "$stock_ok" = 0 ] || return 0
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
 GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_testdev_sets job_ulps_61_rxe_mr
-job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_takeover_ulps_debug_612
+job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_pair_smb job_takeover_ulps_debug_612
 job_pair_debug_612_61 job_stock_612 job_pi_testdev_612 job_packages job_nvmeof_rxe_mr job_harness_vm job_bench
 job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_pair_61_612 job_takeover_ulps_612
 job_testdev_sets_ref job_userspace job_lint job_trace_events job_trace_events_61
@@ -894,15 +909,14 @@ suite nfs
 record_chain_runs nfs
 suite smb
 record_chain_runs smb
-# The cifs client of one guest deadlocks when its SMB Direct transport
-# dies under load (either fault, in about one run of three): its writer
-# waits for send credits in smbd_send() holding the mutex that its
-# reconnect (cifsd) waits for, and the RDMA/CM's device removal waits
-# for that reconnect to release its cm_id.  Faults wait for a client in a
-# guest of its own (Documentation/ulps.rst).
-CIFS_FAULT_HANG="not run: cifs (6.12) deadlocks when its transport dies under load (smbd_send waits for credits holding the mutex its reconnect needs); needs the client in another guest"
-skip "SMB Direct under load: the RDMA device deleted" "$CIFS_FAULT_HANG"
-skip "SMB Direct under load: ksmbd stopped" "$CIFS_FAULT_HANG"
+# SMB Direct's faults under load, the client in a guest of its own
+# (job_pair_smb): the cifs client of one guest deadlocked when its
+# transport died under load (either fault, in about one run of three): its
+# writer waited for send credits in smbd_send() holding the mutex that its
+# reconnect (cifsd) waited for, and the RDMA/CM's device removal waited
+# for that reconnect to release its cm_id (Documentation/ulps.rst).
+record_runs '^pair: (FAILED|step .* passed|.*under the host.s load|.*I/O failed|the engine served|.*verified|.*identical)' \
+	pair-smb-target pair-smb-host
 
 suite trace-events
 # The 6.1 run's checks are named "6.1: part: check".

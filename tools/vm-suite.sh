@@ -67,16 +67,18 @@ stock_release() {
 # (Ethernet frames as datagrams between the two QEMUs, on Unix sockets of
 # their own: nothing outside this machine is addressed, and no other pair
 # can share them).  When one end fails, the other is stopped rather than
-# left to wait out its guard (PAIR_GUARD s, default 1200).  Their
-# judgements as vm_run leaves them; returns 1 if either failed.
+# left to wait out its guard (PAIR_GUARD s, default 1200).  PAIR_HOST_OPTS:
+# the host's run-vm.sh options (a test kernel's RWX_MODROOT, the ULP).
+# Their judgements as vm_run leaves them; returns 1 if either failed.
 pair_vm_run() {
 	local name=$1 plan=$6 wire tp hp pid left rc=0
 	wire=$(mktemp -d /tmp/rwx-wire.XXXXXX) || return 1
 	pair_end "$name-target" "$2" "$3" 52:54:00:77:00:01 "$wire/t" "$wire/h" \
 		-e RWX_PAIR_ROLE=target "${@:7}" &
 	tp=$!
+	# shellcheck disable=SC2086  # PAIR_HOST_OPTS: options, split
 	pair_end "$name-host" "$4" "$5" 52:54:00:77:00:02 "$wire/h" "$wire/t" \
-		-e RWX_PAIR_ROLE=host -e "RWX_PAIR_PLAN=$plan" &
+		-e RWX_PAIR_ROLE=host -e "RWX_PAIR_PLAN=$plan" ${PAIR_HOST_OPTS:-} &
 	hp=$!
 	wait -n -p pid "$tp" "$hp" || rc=1
 	left=$tp

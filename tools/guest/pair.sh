@@ -37,6 +37,21 @@
 #     kill         the host's power cut mid-I/O, no disconnect: the
 #                  target must notice and tear every queue down (its QPs
 #                  and MRs freed, no engine context left live)
+#   RWX_PAIR_ULP       smb: instead of NVMe-oF, the target's ksmbd
+#                      (KSMBD_MODULE, an engine-built ksmbd.ko, or the
+#                      kernel's own) shares a tmpfs over SMB Direct, the
+#                      host's cifs mounts it (both need SMB Direct: the
+#                      test kernels), and the plan's steps are:
+#     smb          fio verify on the share, a file copied both ways
+#     smbfault:F   under the host's fio load on the share, the target's
+#                  fault F: server-stop (ksmbd.control -s) or link-delete
+#                  (rxe0 deleted): the target's engine has no context
+#                  left live within 120 s, the host's I/O fails within
+#                  120 s and it unmounts; then the target serves again
+#                  (ksmbd started, rxe0 added back)
+#                  The cifs client whose transport dies is in another
+#                  guest than the server: on one guest it deadlocked
+#                  (Documentation/ulps.rst).
 #   Before the first step the host writes a region of its own, and after
 #   every step (but kill) reads it back verified: nothing written and
 #   acknowledged may be lost across a fault.
@@ -51,6 +66,7 @@ set -u
 RWX_LOG_PREFIX=pair
 . "$RWX_ROOT/tools/guest/ulp-lib.sh"
 . "$RWX_ROOT/tools/guest/iser-lib.sh"
+. "$RWX_ROOT/tools/guest/smb-lib.sh"
 PAIR_PORT=7777
 PAIR_MEET=300
 PAIR_TIMEOUT=600
@@ -68,8 +84,11 @@ pair_fail() {
 	exit 1
 }
 
-# diagnose: for ulp-lib's die (the iser step): what iSER left.
+# diagnose: for ulp-lib's die (the iser and SMB steps): what iSER left,
+# and a host tells the target it failed.
 diagnose() {
+	[ "${RWX_PAIR_ROLE:-}" = host ] && [ -n "${PAIR_FD:-}" ] &&
+		echo "failed: (the host's step died: its log says why)" >&"$PAIR_FD"
 	iscsiadm -m session -P 1 2>&1 | indent
 	dmesg | grep -iE 'isert|iser|iscsi|target' | tail -n 20 | indent
 }
@@ -232,6 +251,42 @@ iser_target_stop() {
 	fi
 }
 
+# smb_target_fault FAULT: once the host's load goes through the engine
+# (its contexts count up), FAULT: server-stop (ksmbd.control -s) or
+# link-delete (rxe0 deleted); then within 120 s no engine context live.
+smb_target_fault() {
+	local before t0
+	before=$(engine_contexts)
+	for _ in $(seq 60); do
+		pause 1
+		[ "$(engine_contexts)" -gt "$before" ] && break
+	done
+	[ "$(engine_contexts)" -gt "$before" ] ||
+		{ echo "pair: no I/O through the engine before the fault ($before contexts)"; return 1; }
+	echo "pair: the host's load through the engine: $(engine_counter contexts_live) contexts live, $(engine_contexts) set up"
+	case $1 in
+	server-stop) smb_server_stop || return 1 ;;
+	link-delete) rdma link delete rxe0 || return 1 ;;
+	*) echo "pair: no SMB fault $1"; return 1 ;;
+	esac
+	t0=$SECONDS
+	until [ "$(engine_counter contexts_live)" = 0 ]; do
+		[ $((SECONDS - t0)) -lt 120 ] ||
+			{ echo "pair: $(engine_counter contexts_live) engine contexts live 120 s after $1"; return 1; }
+		pause 1
+	done
+	echo "pair: $1 under the host's load: no engine context live $((SECONDS - t0)) s after it"
+}
+
+# smb_target_restore FAULT: serving again after FAULT: rxe0 back on the
+# wire after a link-delete, ksmbd started after either.
+smb_target_restore() {
+	if [ "$1" = link-delete ]; then
+		rdma link add rxe0 type rxe netdev "$PAIR_NIC" || return 1
+	fi
+	smb_server_stop && smb_server_start
+}
+
 # target_request REQUEST ARG: the host's REQUEST carried out; 1 fails it.
 target_request() {
 	case $1 in
@@ -241,6 +296,8 @@ target_request() {
 	reference | engine) target_serve_with "$1" ;;
 	iser) iser_target_start ;;
 	iser-stop) iser_target_stop ;;
+	smbfault) smb_target_fault "$2" ;;
+	smb-restore) smb_target_restore "$2" ;;
 	*) echo "pair: no request $1"; return 1 ;;
 	esac
 }
@@ -341,6 +398,39 @@ run_target() {
 	echo "pair: target passed"
 }
 
+# The SMB target: ksmbd serves the host until it says "done"; then every
+# context it had was the engine's, none is left live, and all unloads.
+run_smb_target() {
+	local ksmbd_name
+	bind_modroot || pair_fail "bind mount over /lib/modules"
+	kmemleak_start
+	modprobe -a rdma_cm || pair_fail "loading rdma_cm"
+	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
+		insmod "$RWX_ENGINE_MODULE" || pair_fail "loading the engine"
+	fi
+	load_ulp "${KSMBD_MODULE:-}" ksmbd
+	ksmbd_name=$ULP_NAME
+	wire_up "$target" || pair_fail "the wire"
+	smb_server_prepare && smb_server_start || pair_fail "starting ksmbd"
+	echo "pair: ksmbd serves //$target/share over SMB Direct"
+	target_serve || pair_fail "serving the host"
+	if [ -n "${KSMBD_MODULE:-}" ] && [ -n "${RWX_ENGINE_MODULE:-}" ]; then
+		[ "$(engine_contexts)" -gt 0 ] || pair_fail "the engine set no context up"
+		engine_no_errors || pair_fail "engine errors"
+		echo "pair: the engine served the host: $(engine_contexts) contexts, no error"
+	fi
+	smb_server_stop || pair_fail "stopping ksmbd"
+	umount "$SMB_SHARE" || pair_fail "unmounting the share"
+	rmmod_wait "$ksmbd_name"
+	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
+		engine_live_check || pair_fail "engine contexts left"
+		rmmod_wait rdma_rwx
+	fi
+	kmemleak_check
+	[ -w /sys/kernel/debug/kmemleak ] && echo "pair: kmemleak scanned after the teardown"
+	echo "pair: target passed"
+}
+
 # --- the host
 
 # The fio steps' load (pair_fio): full - 512 B to 1 MiB, 1 MiB at queue
@@ -401,13 +491,14 @@ fio_across() {
 	return $rc
 }
 
-# load_start MB LOG: in the background ($!), fio's load for a fault on
-# the region at MB (64 KiB random reads and writes at queue depth 16, for
-# 300 s), its output in LOG: not verified, it is to fail.
+# load_start MB LOG [FILE]: in the background ($!), fio's load for a fault
+# on the 8 MiB at MB of FILE (default the NVMe disk; 64 KiB random reads
+# and writes at queue depth 16, for 300 s), its output in LOG: not
+# verified, it is to fail.
 load_start() {
-	(cd /tmp && exec fio --name=load --filename="$NVMEOF_BDEV" --offset="$1m" --size=8m \
-		--thread --ioengine=libaio --direct=1 --rw=randrw --bs=64k --iodepth=16 \
-		--time_based --runtime=300 > "$2" 2>&1) &
+	(cd /tmp && exec fio --name=load --filename="${3:-$NVMEOF_BDEV}" --offset="$1m" \
+		--size=8m --thread --ioengine=libaio --direct=1 --rw=randrw --bs=64k \
+		--iodepth=16 --time_based --runtime=300 > "$2" 2>&1) &
 }
 
 # host_portcycle MB: the target's port away for 3 s under fio: the host
@@ -546,8 +637,63 @@ run_host() {
 	echo "pair: host passed"
 }
 
-case ${RWX_PAIR_ROLE:-} in
-target) run_target ;;
-host) run_host ;;
-*) pair_fail "RWX_PAIR_ROLE \"${RWX_PAIR_ROLE:-}\": target or host" ;;
+# smb_host_fault FAULT: the share mounted, fio's load on a file of it, and
+# while it runs the target's FAULT (smb_target_fault): the load must fail
+# with an I/O error within 120 s of the target's answer, the share unmount;
+# then the target serves again.
+smb_host_fault() {
+	local pid
+	smb_mount "$target" && fault_layout "$SMB_MNT/load" || return 1
+	load_start 0 /tmp/fio-smbfault.log "$SMB_MNT/load"
+	pid=$!
+	pause 2
+	kill -0 $pid || { echo "pair: fio ended before the fault:"; cat /tmp/fio-smbfault.log; return 1; }
+	pair_ask smbfault "$1" || return 1
+	wait_gone $pid 120 || { echo "pair: fio still running 120 s after $1: hung"; return 1; }
+	grep -q 'io_u error' /tmp/fio-smbfault.log ||
+		{ echo "pair: fio ended without an I/O error:"; tail -5 /tmp/fio-smbfault.log; return 1; }
+	echo "pair: $1: the host's I/O failed: $(grep -m1 -o 'io_u error.*' /tmp/fio-smbfault.log)"
+	umount_after_fault "$SMB_MNT"
+	pair_ask smb-restore "$1"
+}
+
+# smb_host_step STEP: one step of an SMB plan.
+smb_host_step() {
+	case $1 in
+	smb)
+		smb_mount "$target" || return 1
+		# small: the single-guest runs (smb.sh) move the data; this
+		# is across the wire, at about 1 MB/s between debug guests
+		FIO_TARGET=$SMB_MNT/fio SIZE_MB=4 ULP_FIO_SET=short fio_verify_set &&
+			ULP_COPY_MB=8 copy_both_ways "$SMB_MNT" "$SMB_MNT" "SMB Direct" &&
+			umount "$SMB_MNT" ;;
+	smbfault:*) smb_host_fault "${1#smbfault:}" ;;
+	*) echo "pair: no SMB step $1"; return 1 ;;
+	esac
+}
+
+run_smb_host() {
+	local step t0
+	bind_modroot || pair_fail "bind mount over /lib/modules"
+	smb_client_load || pair_fail "loading cifs"
+	wire_up "${target%.*}.2" || pair_fail "the wire"
+	host_meet || pair_fail "meeting the target"
+	for step in ${RWX_PAIR_PLAN:-smb}; do
+		t0=$SECONDS
+		echo "pair: step $step"
+		smb_host_step "$step" || pair_fail "$step"
+		echo "pair: step $step passed in $((SECONDS - t0)) s"
+	done
+	rmmod_wait -t 60 cifs
+	pair_ask "done" || pair_fail "the target's end"
+	exec {PAIR_FD}>&-
+	echo "pair: host passed"
+}
+
+case ${RWX_PAIR_ROLE:-}/${RWX_PAIR_ULP:-nvme} in
+target/smb) run_smb_target ;;
+host/smb) run_smb_host ;;
+target/nvme) run_target ;;
+host/nvme) run_host ;;
+*) pair_fail "RWX_PAIR_ROLE \"${RWX_PAIR_ROLE:-}\" (target or host), RWX_PAIR_ULP \"${RWX_PAIR_ULP:-}\" (nvme or smb)" ;;
 esac

@@ -24,21 +24,17 @@
 #                      everything be torn down
 #                      (needs RWX_ENGINE_MODULE: the load must show in the
 #                      engine's counters before the fault)
-#
-# The guest root is the host's, read-only: ksmbd-tools' configuration and
-# user database live in tmpfs.
 set -u
 . "$RWX_ROOT/tools/guest/rdma-setup.sh"
 RWX_LOG_PREFIX=smb
 . "$RWX_ROOT/tools/guest/engine-lib.sh"
 . "$RWX_ROOT/tools/guest/ulp-lib.sh"
+. "$RWX_ROOT/tools/guest/smb-lib.sh"
 
-STATE=/tmp/smb
-SHARE=/tmp/smb/share
-MNT=/tmp/smb/mnt
+STATE=$SMB_STATE
+SHARE=$SMB_SHARE
+MNT=$SMB_MNT
 SIZE_MB=${SMB_FIO_SIZE:-16}
-USER_NAME=rwx
-USER_PASS=rwx-test
 
 diagnose() {
 	rdma link show 2>&1 | indent
@@ -48,57 +44,23 @@ diagnose() {
 }
 
 say "preparing the share and ksmbd's configuration"
-for tool in ksmbd.mountd ksmbd.adduser ksmbd.control mount.cifs fio; do
-	command -v $tool > /dev/null || die "$tool is not installed on the host (ksmbd-tools, cifs-utils, fio)"
-done
-mkdir -p "$STATE" "$SHARE" "$MNT"
-mount -t tmpfs -o size=512m tmpfs "$SHARE" || die "tmpfs for the share"
-cat > "$STATE/ksmbd.conf" <<EOF
-[global]
-	bind interfaces only = no
-[share]
-	path = $SHARE
-	read only = no
-	force user = root
-EOF
-# ksmbd-tools 3.5 (tools/deps.sh: 6.1's ksmbd needs it)
-run ksmbd.adduser --config="$STATE/ksmbd.conf" --pwddb="$STATE/ksmbdpwd.db" -a -p "$USER_PASS" \
-	"$USER_NAME"
+smb_server_prepare || die "the share and ksmbd's configuration"
 
 # --- modules and the RDMA device
 say "loading modules"
 setup_rdma_engine
 load_ulp "${KSMBD_MODULE:-}" ksmbd
 ksmbd_name=$ULP_NAME
-run modprobe cifs
-# cifs sizes its QP's receive queue to its receive credits and may post
-# them all, so that ib_drain_qp() at unmount finds no room for its marker
-# (__ib_drain_rq: "failed to drain recv queue: -12", a WARN; rxe's queue
-# holds exactly 255 for the default 255).  One credit fewer leaves rxe's
-# queue (2^n - 1 entries) a free entry.  The client's bug, not the engine's.
-echo 254 > /proc/fs/cifs/smbd_receive_credit_max || die "smbd_receive_credit_max"
+smb_client_load || die "loading cifs"
 
 # --- server: ksmbd.mountd starts the kernel server (TCP 445 and SMB Direct)
 say "starting ksmbd"
-ksmbd.mountd -n --config="$STATE/ksmbd.conf" --pwddb="$STATE/ksmbdpwd.db" > "$STATE/mountd.log" 2>&1 &
-mountd_pid=$!
-# SMB Direct listens through the RDMA/CM (port 445 on RoCE, 5445 on iWARP).
-smbd_listening() {
-	rdma res show cm_id 2> /dev/null | grep 'state LISTEN' | grep -q 'comm \[ksmbd\].*:\(445\|5445\) *$'
-}
-for _ in {1..150}; do
-	smbd_listening && break
-	sleep 0.2
-done
+smb_server_start || die "starting ksmbd"
 rdma res show cm_id 2>&1 | indent
-smbd_listening || die "ksmbd is not listening for SMB Direct"
 
 # --- client: cifs over SMB Direct
 say "mounting //$ULP_ADDR/share with rdma"
-run timeout 120 mount -t cifs "//$ULP_ADDR/share" "$MNT" \
-	-o "rdma,vers=3.1.1,username=$USER_NAME,password=$USER_PASS,cache=none"
-grep " $MNT " /proc/mounts | indent
-grep " $MNT " /proc/mounts | grep -q 'rdma' || die "the cifs mount is not over RDMA"
+smb_mount "$ULP_ADDR" || die "mounting //$ULP_ADDR/share with rdma"
 
 FIO_TARGET=$MNT/fio
 fio_verify_set
@@ -127,8 +89,7 @@ esac
 
 # --- teardown
 say "stopping ksmbd"
-kill -0 "$mountd_pid" 2> /dev/null && run ksmbd.control -s
-wait_exit "$mountd_pid" 60 ksmbd.mountd
+smb_server_stop || die "stopping ksmbd"
 run umount "$SHARE"
 rm -rf "$STATE"	# (a later run on this guest starts afresh: its user database)
 say "unloading modules"
