@@ -239,9 +239,9 @@ iser_boot() {
 # The SGE-path chains run the full data jobs, the MR-path chains the short
 # set (the path is what they add).  A run with a fault does its data jobs
 # first: each server is stopped, and the RDMA device deleted, under load,
-# once each (SMB's faults with the client in another guest: job_pair_smb).  Not on siw yet (tools/guest/ulp-chain.sh says why).
+# once each (SMB: not run, CIFS_FAULT_HANG).  Not on siw yet (tools/guest/ulp-chain.sh says why).
 declare -A ULP_CHAINS=(
-	# SMB faults: job_pair_smb.
+	# No SMB fault: see CIFS_FAULT_HANG.
 	[ulps-rxe]="smb:rxe"
 	[ulps-rxe-mr]="srp:rxe:server-stop nfs:rxe:server-stop smb:rxe"
 	[ulps-6.1-rxe-mr]="srp:rxe:link-delete nfs:rxe:link-delete smb:rxe"
@@ -333,8 +333,10 @@ stock_ulp_boots() {
 }
 
 # Every guest run is a job of its own (a function); run_jobs runs them two
-# at a time (a TCG guest keeps about one host core busy), longest first so
-# that the two ends meet: GUEST_JOBS is in the order of a warm run's job
+# at a time (a TCG guest keeps about one host core busy: three at a time
+# took 4871 s with an SMB pair job (604 s) more where two had taken 4730 s,
+# and the other jobs' CPU rose 14 %, 8648 s against 7609 s), longest
+# first so that the two ends meet: GUEST_JOBS is in the order of a warm run's job
 # times (each job's log ends with its own; the figures beside some jobs
 # are older).
 # Each job checks what it needs; one whose modules did not build records
@@ -707,28 +709,13 @@ job_pair_debug_612_61() {
 		-e "RWX_NVMET_RDMA=$RWX_BUILD/ulps-test/nvmet-rdma/nvmet-rdma.ko" \
 		-a ib_core.force_mr=1 -e RWX_ENGINE_PARAMS=force_mr=1 -e RWX_EXPECT_PATHS=mr
 }
-# SMB Direct's faults under load, the client in a guest of its own (on one
-# guest cifs deadlocked: suite smb below): the 6.12 debug kernel's
-# ksmbd on the engine serving cifs on the same kernel in another guest
-# (the 6.1 test kernel has no virtio NIC), ksmbd stopped and then the
-# target's rxe0 deleted under the host's fio load.
-PAIR_PLAN_SMB="smb smbfault:server-stop smbfault:link-delete"
-job_pair_smb() {
-	[ "$ulps_test_ok" = 0 ] || return 0
-	PAIR_HOST_OPTS="-e RWX_MODROOT=$KBUILD/modroot -e RWX_PAIR_ULP=smb" \
-		pair_vm_run pair-smb "$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" \
-		"$KBUILD/arch/x86/boot/bzImage" "$TEST_INITRD" "$PAIR_PLAN_SMB" \
-		-e RWX_PAIR_ULP=smb -e "RWX_MODROOT=$KBUILD/modroot" \
-		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-test/drivers/rwx/rdma_rwx.ko" \
-		-e "KSMBD_MODULE=$RWX_BUILD/ulps-test/ksmbd/ksmbd.ko"
-}
 job_smoke_612() {	# 12
 	[ "$stock_ok" = 0 ] || return 0
 	vm_run smoke-6.12 "$STOCK_KERNEL" "$STOCK_INITRD" "$RWX_ROOT/tools/guest/smoke-insmod.sh" 300 \
 		-e "RWX_ENGINE_MODULE=$RWX_BUILD/mod-6.12/drivers/rwx/rdma_rwx.ko"
 }
 GUEST_JOBS="job_takeover_ulps_debug_61 job_ulps_rxe_mr job_testdev_sets job_ulps_61_rxe_mr
-job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_pair_smb job_takeover_ulps_debug_612
+job_takeover_debug_61 job_pi_testdev_61 job_takeover_debug_mr_612 job_takeover_ulps_debug_612
 job_pair_debug_612_61 job_stock_612 job_pi_testdev_612 job_packages job_nvmeof_rxe_mr job_harness_vm job_bench
 job_stock_61 job_kunit_61 job_kunit job_ulps_rxe job_userspace_vm_61 job_pair_61_612 job_takeover_ulps_612
 job_testdev_sets_ref job_userspace job_lint job_trace_events job_trace_events_61
@@ -909,14 +896,19 @@ suite nfs
 record_chain_runs nfs
 suite smb
 record_chain_runs smb
-# SMB Direct's faults under load, the client in a guest of its own
-# (job_pair_smb): the cifs client of one guest deadlocked when its
-# transport died under load (either fault, in about one run of three): its
-# writer waited for send credits in smbd_send() holding the mutex that its
-# reconnect (cifsd) waited for, and the RDMA/CM's device removal waited
-# for that reconnect to release its cm_id (Documentation/ulps.rst).
-record_runs '^pair: (FAILED|step .* passed|.*under the host.s load|.*I/O failed|the engine served|.*verified|.*identical)' \
-	pair-smb-target pair-smb-host
+# The cifs client deadlocks when its SMB Direct transport dies under load
+# (about one run in three): its writer waits for send credits in
+# smbd_send() holding the mutex that its reconnect (cifsd) waits for.
+# With the client on the server's guest the RDMA/CM's device removal also
+# waits for that reconnect; with the client in a guest of its own on a
+# wire (tools/guest/pair.sh, RWX_PAIR_ULP=smb) its I/O hung the same way
+# after ksmbd.control -s, in one of three runs (in all three the
+# target's engine had no context live right after each fault:
+# Documentation/ulps.rst).  The kernel's cifs bug, not the engine's: a
+# client that may hang cannot give a test its verdict.
+CIFS_FAULT_HANG="not run: cifs (6.12) deadlocks when its transport dies under load (smbd_send waits for credits holding the mutex its reconnect needs), with the client on the server's guest or in another (Documentation/ulps.rst)"
+skip "SMB Direct under load: the RDMA device deleted" "$CIFS_FAULT_HANG"
+skip "SMB Direct under load: ksmbd stopped" "$CIFS_FAULT_HANG"
 
 suite trace-events
 # The 6.1 run's checks are named "6.1: part: check".
