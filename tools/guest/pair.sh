@@ -406,7 +406,8 @@ run_smb_target() {
 	kmemleak_start
 	modprobe -a rdma_cm || pair_fail "loading rdma_cm"
 	if [ -n "${RWX_ENGINE_MODULE:-}" ]; then
-		insmod "$RWX_ENGINE_MODULE" || pair_fail "loading the engine"
+		# shellcheck disable=SC2086
+		insmod "$RWX_ENGINE_MODULE" ${RWX_ENGINE_PARAMS:-} || pair_fail "loading the engine"
 	fi
 	load_ulp "${KSMBD_MODULE:-}" ksmbd
 	ksmbd_name=$ULP_NAME

@@ -31,15 +31,12 @@ RWX_LOG_PREFIX=smb
 . "$RWX_ROOT/tools/guest/ulp-lib.sh"
 . "$RWX_ROOT/tools/guest/smb-lib.sh"
 
-STATE=$SMB_STATE
-SHARE=$SMB_SHARE
-MNT=$SMB_MNT
 SIZE_MB=${SMB_FIO_SIZE:-16}
 
 diagnose() {
 	rdma link show 2>&1 | indent
 	grep ' cifs ' /proc/mounts | indent
-	[ -f "$STATE/mountd.log" ] && tail -n 20 "$STATE/mountd.log" | sed "s/^/smb:   mountd: /"
+	[ -f "$SMB_STATE/mountd.log" ] && tail -n 20 "$SMB_STATE/mountd.log" | sed "s/^/smb:   mountd: /"
 	dmesg | grep -iE 'ksmbd|cifs|smb|rdma|rxe|siw' | tail -n 40 | sed "s/^/smb:   dmesg: /"
 }
 
@@ -62,9 +59,9 @@ rdma res show cm_id 2>&1 | indent
 say "mounting //$ULP_ADDR/share with rdma"
 smb_mount "$ULP_ADDR" || die "mounting //$ULP_ADDR/share with rdma"
 
-FIO_TARGET=$MNT/fio
+FIO_TARGET=$SMB_MNT/fio
 fio_verify_set
-copy_both_ways "$MNT" "$SHARE" "SMB Direct"
+copy_both_ways "$SMB_MNT" "$SMB_SHARE" "SMB Direct"
 
 # --- what went through the engine
 if [ -n "${RWX_ENGINE_MODULE:-}" ] && [ -n "${KSMBD_MODULE:-}${RWX_TAKEOVER_MODULE:-}" ]; then
@@ -75,23 +72,23 @@ fi
 # --- a fault under load, if asked (cifs mounts soft by default: a request
 # fails once the server is gone)
 case ${RWX_FAULT:-} in
-"") run umount "$MNT" ;;
+"") run umount "$SMB_MNT" ;;
 link-delete)
-	fault_under_load "$MNT/load" "rdma link delete $ULP_IBDEV" rdma link delete $ULP_IBDEV ||
+	fault_under_load "$SMB_MNT/load" "rdma link delete $ULP_IBDEV" rdma link delete $ULP_IBDEV ||
 		die "$RWX_FAULT under load"
-	umount_after_fault "$MNT" ;;
+	umount_after_fault "$SMB_MNT" ;;
 server-stop)
-	fault_under_load "$MNT/load" "ksmbd.control -s" ksmbd.control -s ||
+	fault_under_load "$SMB_MNT/load" "ksmbd.control -s" ksmbd.control -s ||
 		die "$RWX_FAULT under load"
-	umount_after_fault "$MNT" ;;
+	umount_after_fault "$SMB_MNT" ;;
 *) die "unknown fault $RWX_FAULT" ;;
 esac
 
 # --- teardown
 say "stopping ksmbd"
 smb_server_stop || die "stopping ksmbd"
-run umount "$SHARE"
-rm -rf "$STATE"	# (a later run on this guest starts afresh: its user database)
+run umount "$SMB_SHARE"
+rm -rf "$SMB_STATE"	# (a later run on this guest starts afresh: its user database)
 say "unloading modules"
 # cifs lets go of its module once its connection thread gives up
 # reconnecting to a server that was stopped or lost: seconds (10 s was
